@@ -1,0 +1,122 @@
+// Package buildertest gives tests real services: a fresh PostgreSQL database per test with
+// the reference schema applied, and fresh stores (a local folder and a MinIO bucket).
+//
+// The services are started by scripts/ (make test does it) and found through:
+//
+//	CATALOGUE_TEST_PG_URL         admin URL of a PostgreSQL server
+//	CATALOGUE_TEST_S3_ENDPOINT    MinIO endpoint; credentials in AWS_ACCESS_KEY_ID/SECRET
+//	CATALOGUE_TEST_REQUIRE=1      a missing service fails the test instead of skipping it
+//
+// A bare `go test` without services skips the tests that need them; `make test` never does.
+package buildertest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// need skips or fails t when the environment variable that names a service is unset.
+func need(t testing.TB, env string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v != "" {
+		return v
+	}
+	if os.Getenv("CATALOGUE_TEST_REQUIRE") != "" {
+		t.Fatalf("%s is not set: make test starts the services and sets it", env)
+	}
+	t.Skipf("%s is not set; run make test to start the real services", env)
+	return ""
+}
+
+func randomName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// NewDatabase creates an empty database for this test and returns its URL; it is dropped
+// when the test ends.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	admin := need(t, "CATALOGUE_TEST_PG_URL")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("connect to test PostgreSQL: %v", err)
+	}
+	defer conn.Close(ctx)
+	name := randomName("cat_")
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if c, err := pgx.Connect(ctx, admin); err == nil {
+			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			_ = c.Close(ctx)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("parse CATALOGUE_TEST_PG_URL: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// NewMigratedDatabase is NewDatabase with the reference schema applied.
+func NewMigratedDatabase(t testing.TB) string {
+	t.Helper()
+	dbURL := NewDatabase(t)
+	Exec(t, dbURL, templates.MustDefault().SQL(templates.Schema))
+	return dbURL
+}
+
+// Exec runs sql (one or several statements, no arguments) against dbURL.
+func Exec(t testing.TB, dbURL, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		t.Fatalf("exec: %v\n%s", err, sql)
+	}
+}
+
+// NewLocalStore returns the configuration of a fresh local-folder store.
+func NewLocalStore(t testing.TB) config.Store {
+	return config.Store{URL: "file://" + t.TempDir() + "/catalogue", Region: "us-east-1"}
+}
+
+// NewS3Store returns the configuration of a fresh bucket on the test MinIO. The bucket does
+// not exist yet: creating it is part of what the code under test must do.
+func NewS3Store(t testing.TB) config.Store {
+	t.Helper()
+	endpoint := need(t, "CATALOGUE_TEST_S3_ENDPOINT")
+	bucket := strings.ReplaceAll(randomName("cat-"), "_", "-")
+	return config.Store{URL: fmt.Sprintf("s3://%s/catalogue", bucket), Endpoint: endpoint, Region: "us-east-1"}
+}
+
+// Stores returns one fresh store of each kind, named for subtests.
+func Stores(t testing.TB) map[string]config.Store {
+	return map[string]config.Store{"local": NewLocalStore(t), "s3": NewS3Store(t)}
+}

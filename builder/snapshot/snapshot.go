@@ -1,0 +1,177 @@
+// Package snapshot defines the published format that the builder writes and the edge reads:
+// content-addressed document objects, one manifest per snapshot, and a small pointer naming
+// the current snapshot. Publishing writes the objects first, the manifest next and the
+// pointer last, so a reader that follows the pointer always finds a complete snapshot.
+//
+// Layout in the store (relative to its prefix):
+//
+//	objects/ab/abcdef….json   one JSON document, named by the SHA-256 of its bytes
+//	snapshots/<id>.json       the manifest of snapshot <id>: every route, its hash and size
+//	current.json              the pointer: which snapshot is current
+package snapshot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/store"
+)
+
+// PointerKey is the key of the pointer to the current snapshot.
+const PointerKey = "current.json"
+
+// CourseTypes are the three course types, in the canonical order used in route names.
+var CourseTypes = []string{"Blended", "Brick and Mortar", "Online"}
+
+// Routes of the static documents, relative to the edge's base path.
+const (
+	RouteCourses = "/public/courses"
+	RoutePopular = "/public/popular"
+)
+
+// CoursesRoute names the course list restricted to types. Types are sorted and deduplicated,
+// and an empty list or the list of all three types names the unfiltered list, so every
+// request maps to one document.
+func CoursesRoute(types []string) string {
+	t := slices.Clone(types)
+	slices.Sort(t)
+	t = slices.Compact(t)
+	if len(t) == 0 || len(t) == len(CourseTypes) {
+		return RouteCourses
+	}
+	return RouteCourses + "?type=" + strings.Join(t, "&type=")
+}
+
+// CourseRoute names the document of one course.
+func CourseRoute(id int64) string { return "/public/course/" + strconv.FormatInt(id, 10) }
+
+// ClassRoute names the document of one class.
+func ClassRoute(id int64) string { return "/public/class/" + strconv.FormatInt(id, 10) }
+
+// Entry is one document of a snapshot.
+type Entry struct {
+	Hash string `json:"sha256"` // hex SHA-256 of the document's bytes; also names its object
+	Size int64  `json:"size"`
+}
+
+// Counts summarises a snapshot; the publish guard compares them between builds.
+type Counts struct {
+	Courses   int `json:"courses"`
+	Classes   int `json:"classes"`
+	Documents int `json:"documents"`
+}
+
+// Manifest lists every document of one snapshot.
+type Manifest struct {
+	ID        string           `json:"snapshot"`
+	BuiltAt   time.Time        `json:"built_at"`
+	Today     string           `json:"today"` // the date, YYYY-MM-DD, the documents were rendered for
+	Timezone  string           `json:"timezone"`
+	Counts    Counts           `json:"counts"`
+	Documents map[string]Entry `json:"documents"` // route -> entry
+}
+
+// Pointer is the content of PointerKey.
+type Pointer struct {
+	ID          string    `json:"snapshot"`
+	PublishedAt time.Time `json:"published_at"`
+}
+
+// Hash returns the hex SHA-256 of b.
+func Hash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// ObjectKey is the key of the object holding the document with the given hash.
+func ObjectKey(hash string) string { return "objects/" + hash[:2] + "/" + hash + ".json" }
+
+// ManifestKey is the key of the manifest of snapshot id.
+func ManifestKey(id string) string { return "snapshots/" + id + ".json" }
+
+// ManifestPrefix is the prefix under which every manifest is stored.
+const ManifestPrefix = "snapshots/"
+
+// IDFromManifestKey returns the snapshot id of a manifest key, or "" if key is not one.
+func IDFromManifestKey(key string) string {
+	if !strings.HasPrefix(key, ManifestPrefix) || !strings.HasSuffix(key, ".json") {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(key, ManifestPrefix), ".json")
+}
+
+// NewID returns a snapshot id for a build at t. Ids sort in build order, which is what
+// "the snapshot before" means for rollback and what keep counts.
+func NewID(t time.Time, salt string) string {
+	return t.UTC().Format("20060102T150405.000Z") + "-" + Hash([]byte(salt))[:8]
+}
+
+// ErrNoSnapshot means the store has no current snapshot yet.
+var ErrNoSnapshot = errors.New("no snapshot has been published yet")
+
+// Getter reads objects; store.Store satisfies it.
+type Getter interface {
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// ReadPointer returns the current pointer, or ErrNoSnapshot.
+func ReadPointer(ctx context.Context, s Getter) (Pointer, error) {
+	b, err := s.Get(ctx, PointerKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return Pointer{}, ErrNoSnapshot
+	}
+	if err != nil {
+		return Pointer{}, fmt.Errorf("read pointer: %w", err)
+	}
+	var p Pointer
+	if err := json.Unmarshal(b, &p); err != nil || p.ID == "" {
+		return Pointer{}, fmt.Errorf("read pointer: malformed %s", PointerKey)
+	}
+	return p, nil
+}
+
+// ReadManifest returns the manifest of snapshot id.
+func ReadManifest(ctx context.Context, s Getter, id string) (*Manifest, error) {
+	b, err := s.Get(ctx, ManifestKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", id, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", id, err)
+	}
+	if m.ID != id {
+		return nil, fmt.Errorf("read manifest %s: it names snapshot %q", id, m.ID)
+	}
+	return &m, nil
+}
+
+// ReadCurrent returns the manifest the pointer names, or ErrNoSnapshot.
+func ReadCurrent(ctx context.Context, s Getter) (*Manifest, error) {
+	p, err := ReadPointer(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return ReadManifest(ctx, s, p.ID)
+}
+
+// ReadDocument returns the bytes of e and checks them against its hash, so that a corrupt or
+// truncated object is never served.
+func ReadDocument(ctx context.Context, s Getter, e Entry) ([]byte, error) {
+	b, err := s.Get(ctx, ObjectKey(e.Hash))
+	if err != nil {
+		return nil, fmt.Errorf("read document %s: %w", e.Hash, err)
+	}
+	if Hash(b) != e.Hash {
+		return nil, fmt.Errorf("read document %s: content does not match its hash", e.Hash)
+	}
+	return b, nil
+}

@@ -1,0 +1,44 @@
+// Package store keeps the catalogue's published objects: a local folder (the embedded
+// default, no server needed) or any S3-compatible service. Both implement Store; the
+// builder writes through it and the edge reads through it.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/trainingco/catalogue/config"
+)
+
+// ErrNotFound is returned by Get when the key does not exist.
+var ErrNotFound = errors.New("object not found")
+
+// Store is a flat namespace of immutable-by-convention objects. Put of one object is atomic:
+// a reader sees the old bytes or the new ones, never a part.
+type Store interface {
+	// Get returns the whole object, or an error wrapping ErrNotFound.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// Put writes the whole object atomically, replacing any object with that key.
+	Put(ctx context.Context, key string, body []byte) error
+	// Delete removes the objects; keys that do not exist are not an error.
+	Delete(ctx context.Context, keys ...string) error
+	// List returns every key that starts with prefix, sorted.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Ensure creates the folder or bucket when it does not exist yet.
+	Ensure(ctx context.Context) error
+	// String describes the store for messages (never credentials).
+	String() string
+}
+
+// Open returns the store that cfg.URL names: file://PATH or s3://BUCKET/PREFIX.
+func Open(ctx context.Context, cfg config.Store) (Store, error) {
+	switch {
+	case strings.HasPrefix(cfg.URL, "file://"):
+		return NewLocal(strings.TrimPrefix(cfg.URL, "file://")), nil
+	case strings.HasPrefix(cfg.URL, "s3://"):
+		return NewS3(ctx, cfg)
+	}
+	return nil, fmt.Errorf("store.url: must be file://PATH or s3://BUCKET/PREFIX (got %q)", cfg.URL)
+}

@@ -1,0 +1,287 @@
+// Package config holds the catalogue's configuration: defaults, loading from a YAML file, the
+// environment and flags (through viper), and validation. It is the only package that imports
+// viper, so every other package receives plain values.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"github.com/spf13/viper"
+)
+
+// EnvPrefix is the prefix of every environment variable: database.url is CATALOGUE_DATABASE_URL.
+const EnvPrefix = "CATALOGUE"
+
+// Config is the whole configuration of both binaries.
+type Config struct {
+	Database  Database  `mapstructure:"database"`
+	Replica   Replica   `mapstructure:"replica"`
+	Store     Store     `mapstructure:"store"`
+	Timezone  string    `mapstructure:"timezone"`
+	Templates Templates `mapstructure:"templates"`
+	Builder   Builder   `mapstructure:"builder"`
+	Edge      Edge      `mapstructure:"edge"`
+}
+
+// Database is the provider's primary PostgreSQL, used by migrate, seed and token.
+type Database struct {
+	URL string `mapstructure:"url"`
+}
+
+// Replica is the read replica the builder reads and the edge searches.
+// An empty URL means database.url.
+type Replica struct {
+	URL string `mapstructure:"url"`
+}
+
+// Store says where snapshots are published.
+type Store struct {
+	URL      string `mapstructure:"url"`      // file://PATH or s3://BUCKET/PREFIX
+	Endpoint string `mapstructure:"endpoint"` // S3-compatible endpoint (MinIO); path-style when set
+	Region   string `mapstructure:"region"`
+}
+
+// Templates says where SQL overrides live; empty means the embedded defaults only.
+type Templates struct {
+	Dir string `mapstructure:"dir"`
+}
+
+// Builder configures builder serve and the publication of snapshots.
+type Builder struct {
+	Schedule  string  `mapstructure:"schedule"`   // cron spec for builder serve
+	Keep      int     `mapstructure:"keep"`       // snapshots kept for rollback
+	MaxShrink float64 `mapstructure:"max_shrink"` // refuse a build that shrinks more than this
+}
+
+// Edge configures the edge server.
+type Edge struct {
+	Listen        string        `mapstructure:"listen"`
+	BasePath      string        `mapstructure:"base_path"`
+	RateLimit     int           `mapstructure:"rate_limit"`
+	PollInterval  time.Duration `mapstructure:"poll_interval"`
+	TokenRefresh  time.Duration `mapstructure:"token_refresh"`
+	CacheMaxAge   time.Duration `mapstructure:"cache_max_age"`
+	CORSOrigins   []string      `mapstructure:"cors_origins"`
+	CacheDir      string        `mapstructure:"cache_dir"`
+	SearchTimeout time.Duration `mapstructure:"search_timeout"`
+	RedisURL      string        `mapstructure:"redis_url"`
+}
+
+// Default returns the configuration used when nothing else is set.
+func Default() Config {
+	return Config{
+		Store:    Store{URL: "file://./data/catalogue", Region: "us-east-1"},
+		Timezone: "UTC",
+		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5},
+		Edge: Edge{
+			Listen:        ":8080",
+			BasePath:      "/api/v2",
+			RateLimit:     60,
+			PollInterval:  5 * time.Second,
+			TokenRefresh:  10 * time.Second,
+			CacheMaxAge:   60 * time.Second,
+			SearchTimeout: 2 * time.Second,
+		},
+	}
+}
+
+// defaults flattens Default into viper keys; every key must be listed so that viper binds its
+// environment variable (AutomaticEnv only sees keys it knows).
+func defaults() map[string]any {
+	d := Default()
+	return map[string]any{
+		"database.url":        d.Database.URL,
+		"replica.url":         d.Replica.URL,
+		"store.url":           d.Store.URL,
+		"store.endpoint":      d.Store.Endpoint,
+		"store.region":        d.Store.Region,
+		"timezone":            d.Timezone,
+		"templates.dir":       d.Templates.Dir,
+		"builder.schedule":    d.Builder.Schedule,
+		"builder.keep":        d.Builder.Keep,
+		"builder.max_shrink":  d.Builder.MaxShrink,
+		"edge.listen":         d.Edge.Listen,
+		"edge.base_path":      d.Edge.BasePath,
+		"edge.rate_limit":     d.Edge.RateLimit,
+		"edge.poll_interval":  d.Edge.PollInterval,
+		"edge.token_refresh":  d.Edge.TokenRefresh,
+		"edge.cache_max_age":  d.Edge.CacheMaxAge,
+		"edge.cors_origins":   d.Edge.CORSOrigins,
+		"edge.cache_dir":      d.Edge.CacheDir,
+		"edge.search_timeout": d.Edge.SearchTimeout,
+		"edge.redis_url":      d.Edge.RedisURL,
+	}
+}
+
+// Keys lists every configuration key, in a stable order, for documentation and tests.
+func Keys() []string {
+	return []string{
+		"database.url", "replica.url", "store.url", "store.endpoint", "store.region", "timezone",
+		"templates.dir", "builder.schedule", "builder.keep", "builder.max_shrink",
+		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
+		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
+		"edge.search_timeout", "edge.redis_url",
+	}
+}
+
+// EnvName returns the environment variable that overrides key.
+func EnvName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// Load layers the defaults, then the YAML file at path (if path is not empty), then the
+// environment, then overrides (flag values keyed like "store.url"), and validates the result.
+func Load(path string, overrides map[string]any) (Config, error) {
+	v := viper.New()
+	for k, val := range defaults() {
+		v.SetDefault(k, val)
+	}
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	if path != "" {
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			return Config{}, fmt.Errorf("read config %s: %w", path, err)
+		}
+	}
+	for k, val := range overrides {
+		v.Set(k, val)
+	}
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return Config{}, fmt.Errorf("decode config: %w", err)
+	}
+	// A comma-separated environment value arrives as one string; split it.
+	if len(c.Edge.CORSOrigins) == 1 && strings.Contains(c.Edge.CORSOrigins[0], ",") {
+		c.Edge.CORSOrigins = strings.Split(c.Edge.CORSOrigins[0], ",")
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// ReplicaURL is the URL the builder reads and the edge searches: replica.url, else database.url.
+func (c Config) ReplicaURL() string {
+	if c.Replica.URL != "" {
+		return c.Replica.URL
+	}
+	return c.Database.URL
+}
+
+// Location returns the time zone that defines "today" (decision D1).
+func (c Config) Location() *time.Location {
+	loc, err := time.LoadLocation(c.Timezone)
+	if err != nil {
+		return time.UTC // Validate has already refused a bad zone.
+	}
+	return loc
+}
+
+// Validate checks every key and names the first bad one.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key, why string, got any) {
+		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
+	}
+	if _, err := time.LoadLocation(c.Timezone); err != nil || c.Timezone == "" {
+		bad("timezone", "must be an IANA time zone such as UTC or Europe/Berlin", fmt.Sprintf("%q", c.Timezone))
+	}
+	if err := validateStoreURL(c.Store.URL); err != nil {
+		bad("store.url", err.Error(), fmt.Sprintf("%q", c.Store.URL))
+	}
+	if c.Store.Endpoint != "" {
+		if u, err := url.Parse(c.Store.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
+			bad("store.endpoint", "must be a URL such as http://127.0.0.1:9000", fmt.Sprintf("%q", c.Store.Endpoint))
+		}
+	}
+	for _, k := range []struct{ key, val string }{{"database.url", c.Database.URL}, {"replica.url", c.Replica.URL}} {
+		if k.val != "" && !strings.HasPrefix(k.val, "postgres://") && !strings.HasPrefix(k.val, "postgresql://") {
+			bad(k.key, "must be a postgres:// URL", "a value of another form")
+		}
+	}
+	if _, err := cron.ParseStandard(c.Builder.Schedule); err != nil {
+		bad("builder.schedule", "must be a cron spec such as */5 * * * *", fmt.Sprintf("%q", c.Builder.Schedule))
+	}
+	if c.Builder.Keep < 1 {
+		bad("builder.keep", "must be >= 1", c.Builder.Keep)
+	}
+	if c.Builder.MaxShrink < 0 || c.Builder.MaxShrink > 1 {
+		bad("builder.max_shrink", "must be between 0 and 1", c.Builder.MaxShrink)
+	}
+	errs = append(errs, c.Edge.validate()...)
+	return errors.Join(errs...)
+}
+
+func (e Edge) validate() []error {
+	var errs []error
+	bad := func(key, why string, got any) {
+		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
+	}
+	if e.Listen == "" {
+		bad("edge.listen", "must be an address such as :8080", `""`)
+	}
+	if !strings.HasPrefix(e.BasePath, "/") || strings.HasSuffix(e.BasePath, "/") {
+		bad("edge.base_path", "must start with / and not end with /", fmt.Sprintf("%q", e.BasePath))
+	}
+	if e.RateLimit <= 0 {
+		bad("edge.rate_limit", "must be > 0", e.RateLimit)
+	}
+	for _, d := range []struct {
+		key string
+		val time.Duration
+	}{{"edge.poll_interval", e.PollInterval}, {"edge.token_refresh", e.TokenRefresh}, {"edge.search_timeout", e.SearchTimeout}} {
+		if d.val <= 0 {
+			bad(d.key, "must be a positive duration such as 5s", d.val)
+		}
+	}
+	if e.TokenRefresh > 30*time.Second {
+		bad("edge.token_refresh", "must be at most 30s so that revocation takes effect within 30 s", e.TokenRefresh)
+	}
+	if e.CacheMaxAge < 0 {
+		bad("edge.cache_max_age", "must not be negative", e.CacheMaxAge)
+	}
+	return errs
+}
+
+func validateStoreURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.New("must be file://PATH or s3://BUCKET/PREFIX")
+	case u.Scheme == "file" && (u.Path != "" || u.Host != "" || u.Opaque != ""):
+		return nil
+	case u.Scheme == "s3" && u.Host != "":
+		return nil
+	}
+	return errors.New("must be file://PATH or s3://BUCKET/PREFIX")
+}
+
+// Redacted returns a copy safe to log: passwords in URLs are replaced.
+func (c Config) Redacted() Config {
+	c.Database.URL = redactURL(c.Database.URL)
+	c.Replica.URL = redactURL(c.Replica.URL)
+	c.Edge.RedisURL = redactURL(c.Edge.RedisURL)
+	return c
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
+}
+
+// Today returns "today" (decision D1): the calendar date at now in the configured time zone,
+// as midnight UTC of that date so that it compares and formats as a plain date.
+func (c Config) Today(now time.Time) time.Time {
+	y, m, d := now.In(c.Location()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,116 @@
+// Package edge is the HTTP server external applications call. It answers the static
+// endpoints from an immutable in-memory snapshot of the builder's documents, checks API
+// tokens against hashes held in memory, applies the per-token rate limit, and runs only the
+// class search live against the read replica.
+package edge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/ratelimit"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// Options are the server's dependencies. Store, Replica and Templates are required.
+type Options struct {
+	Config    config.Config
+	Store     store.Store
+	Replica   *pgxpool.Pool // searched live and read for token hashes
+	Templates *templates.Set
+	Logger    *slog.Logger         // nil: slog.Default()
+	Now       func() time.Time     // nil: time.Now; tests inject a fake clock
+	Limiter   ratelimit.Limiter    // nil: an in-memory limiter of Config.Edge.RateLimit
+	Registry  *prometheus.Registry // nil: a new registry, served at /metrics
+}
+
+// Server is the edge. Create it with New, start background work with Start, serve its
+// Handler, and stop with Shutdown.
+type Server struct {
+	opts    Options
+	cfg     config.Edge
+	log     *slog.Logger
+	now     func() time.Time
+	echo    *echo.Echo
+	static  *staticDocs    // static.go: the current snapshot, its loader and handlers
+	auth    *authenticator // auth.go: token hashes, the Authorization check, limits
+	search  *searcher      // search.go: the live class search
+	metrics *metrics       // metrics.go: Prometheus collectors and the request log
+}
+
+// New builds a server; it does not start background work or listen.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil || opts.Replica == nil || opts.Templates == nil {
+		return nil, errors.New("edge: Options.Store, Replica and Templates are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Registry == nil {
+		opts.Registry = prometheus.NewRegistry()
+	}
+	if opts.Limiter == nil {
+		opts.Limiter = ratelimit.NewMemory(opts.Config.Edge.RateLimit, time.Minute, opts.Now)
+	}
+	s := &Server{opts: opts, cfg: opts.Config.Edge, log: opts.Logger, now: opts.Now}
+	s.metrics = newMetrics(opts.Registry)
+	s.static = newStaticDocs(s)
+	s.auth = newAuthenticator(s)
+	s.search = newSearcher(s)
+	s.echo = s.newEcho()
+	return s, nil
+}
+
+// Handler returns the HTTP handler of every route.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Start loads the first snapshot and token set (without failing when the store or database
+// is down: the edge then reports not ready and keeps trying) and starts the background
+// pollers, which stop when ctx is done.
+func (s *Server) Start(ctx context.Context) {
+	s.auth.start(ctx)
+	s.static.start(ctx)
+}
+
+// newEcho registers the middleware and every route. Order matters and is declared once:
+// recover first so a panic anywhere becomes a 500 JSON; then the request id and log, so
+// every later outcome is logged; then security headers; then the token check and, after it,
+// the rate limit, which needs to know the token.
+func (s *Server) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Pre(s.rejectMethods) // 405 for anything but GET and HEAD, before routing
+	e.Use(s.recoverJSON, s.metrics.middleware(s), s.securityHeaders, s.cors())
+
+	// Outside the versioned base path, no token: probes and scrapers.
+	e.GET("/healthz", s.handleHealthz)
+	e.GET("/readyz", s.handleReadyz)
+	e.GET("/metrics", s.metrics.handler())
+
+	api := e.Group(s.cfg.BasePath)
+	// The API description, public so that client generators can fetch it.
+	api.GET("/openapi.json", s.handleOpenAPI)
+
+	// Everything else needs a token and counts against its limit.
+	pub := api.Group("/public", s.auth.middleware)
+	pub.GET("/courses", s.static.handleCourses)         // marketing sites: the whole catalogue
+	pub.GET("/popular", s.static.handlePopular)         // home pages: three most popular
+	pub.GET("/course/:id", s.static.handleCourse)       // course pages
+	pub.GET("/class/:id", s.static.handleClass)         // registration pages
+	pub.GET("/classes", s.search.handleSearch)          // search boxes and calendars
+	pub.GET("/course/:id/classes", s.search.handleSearch) // a course page's class list
+	return e
+}

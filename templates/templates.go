@@ -1,0 +1,99 @@
+// Package templates holds the SQL that maps the provider's schema to the catalogue: the
+// reference schema that builder migrate applies, the builder's reads and the edge's live
+// search. The files are embedded in the binaries; a provider whose schema differs puts
+// replacements with the same names in a folder (templates.dir) and those win.
+package templates
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed *.sql
+var embedded embed.FS
+
+// Names of the templates. Each file starts with a comment saying what it returns.
+const (
+	Schema     = "schema.sql"     // the reference schema and its indexes, idempotent
+	Courses    = "courses.sql"    // every public course
+	Classes    = "classes.sql"    // every public class of a public course, with seats taken and its room
+	Popularity = "popularity.sql" // registrations of all time per public course
+	Search     = "search.sql"     // one page of the class search with the total
+	Count      = "count.sql"      // the total of the class search alone (page past the last)
+	Tokens     = "tokens.sql"     // hashes of the active API tokens
+)
+
+// Set is a loaded set of templates.
+type Set struct {
+	sql map[string]string
+}
+
+// Load reads the embedded templates and, when dir is not empty, replaces each with the file
+// of the same name in dir. A file in dir that names no template is an error, so that a typo
+// in a file name does not silently leave the default in force.
+func Load(dir string) (*Set, error) {
+	s := &Set{sql: map[string]string{}}
+	entries, err := fs.ReadDir(embedded, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := embedded.ReadFile(e.Name())
+		if err != nil {
+			return nil, err
+		}
+		s.sql[e.Name()] = string(b)
+	}
+	if dir == "" {
+		return s, nil
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read templates.dir: %w", err)
+	}
+	for _, f := range files {
+		if f.IsDir() || !strings.HasSuffix(f.Name(), ".sql") {
+			continue
+		}
+		if _, ok := s.sql[f.Name()]; !ok {
+			return nil, fmt.Errorf("templates.dir: %s is not a known template (known: %s)", f.Name(), strings.Join(s.names(), ", "))
+		}
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read template: %w", err)
+		}
+		s.sql[f.Name()] = string(b)
+	}
+	return s, nil
+}
+
+// MustDefault returns the embedded templates; they are part of the binary, so failure is a bug.
+func MustDefault() *Set {
+	s, err := Load("")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// SQL returns the text of the named template.
+func (s *Set) SQL(name string) string {
+	q, ok := s.sql[name]
+	if !ok {
+		panic(errors.New("templates: unknown template " + name))
+	}
+	return q
+}
+
+func (s *Set) names() []string {
+	var n []string
+	for k := range s.sql {
+		n = append(n, k)
+	}
+	return n
+}
