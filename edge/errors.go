@@ -1,0 +1,89 @@
+package edge
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Sentinel kinds of failure. Handlers return an error made with fail(kind, ...); the single
+// error handler maps the kind to a status through statusOf and writes {"message": ...}.
+var (
+	ErrBadRequest      = errors.New("bad request")        // malformed query parameter (D9, D13)
+	ErrNotFound        = errors.New("not found")          // unknown path, id or non-public item (D15, D24)
+	ErrUnauthenticated = errors.New("unauthenticated")    // missing, malformed, unknown or revoked token (D22)
+	ErrRateLimited     = errors.New("too many attempts")  // over the limit (D23)
+	ErrBadDate         = errors.New("unparseable date")   // start/end/date not MM-DD-YYYY (D8: 500 by contract)
+	ErrUnavailable     = errors.New("service unavailable") // no snapshot yet, or the replica is down or slow
+	ErrMethod          = errors.New("method not allowed") // anything but GET and HEAD (D24)
+)
+
+// statusOf is the one table from kind to HTTP status.
+var statusOf = map[error]int{
+	ErrBadRequest:      http.StatusBadRequest,
+	ErrNotFound:        http.StatusNotFound,
+	ErrUnauthenticated: http.StatusUnauthorized,
+	ErrRateLimited:     http.StatusTooManyRequests,
+	ErrBadDate:         http.StatusInternalServerError,
+	ErrUnavailable:     http.StatusServiceUnavailable,
+	ErrMethod:          http.StatusMethodNotAllowed,
+}
+
+// clientError is a failure the client is told about: its kind picks the status, msg is the
+// body's message, and cause (never shown to the client) is logged.
+type clientError struct {
+	kind  error
+	msg   string
+	cause error
+}
+
+func (e *clientError) Error() string {
+	if e.cause != nil {
+		return e.msg + ": " + e.cause.Error()
+	}
+	return e.msg
+}
+
+func (e *clientError) Unwrap() []error { return []error{e.kind, e.cause} }
+
+// fail returns an error of kind whose message the client sees.
+func fail(kind error, format string, args ...any) error {
+	return &clientError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// failCause is fail with an underlying cause that is logged but not shown.
+func failCause(kind, cause error, format string, args ...any) error {
+	return &clientError{kind: kind, msg: fmt.Sprintf(format, args...), cause: cause}
+}
+
+// handleError is Echo's HTTPErrorHandler: every error body is {"message": ...} as JSON (D24).
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := http.StatusInternalServerError, "Server Error"
+	var ce *clientError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ce):
+		status, msg = statusOf[ce.kind], ce.msg
+	case errors.As(err, &he) && he.Code == http.StatusNotFound:
+		status, msg = http.StatusNotFound, "Not Found."
+	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
+		status, msg = http.StatusMethodNotAllowed, "Method Not Allowed."
+	}
+	if status == http.StatusMethodNotAllowed {
+		c.Response().Header().Set("Allow", "GET, HEAD")
+	}
+	if status >= 500 && !errors.Is(err, ErrBadDate) {
+		s.log.Error("request failed", "status", status, "method", c.Request().Method,
+			"path", c.Request().URL.Path, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	_ = c.JSON(status, map[string]string{"message": msg})
+}
