@@ -11,13 +11,13 @@ import (
 // Sentinel kinds of failure. Handlers return an error made with fail(kind, ...); the single
 // error handler maps the kind to a status through statusOf and writes {"message": ...}.
 var (
-	ErrBadRequest      = errors.New("bad request")        // malformed query parameter (D9, D13)
-	ErrNotFound        = errors.New("not found")          // unknown path, id or non-public item (D15, D24)
-	ErrUnauthenticated = errors.New("unauthenticated")    // missing, malformed, unknown or revoked token (D22)
-	ErrRateLimited     = errors.New("too many attempts")  // over the limit (D23)
-	ErrBadDate         = errors.New("unparseable date")   // start/end/date not MM-DD-YYYY (D8: 500 by contract)
+	ErrBadRequest      = errors.New("bad request")         // malformed query parameter (D9, D13)
+	ErrNotFound        = errors.New("not found")           // unknown path, id or non-public item (D15, D24)
+	ErrUnauthenticated = errors.New("unauthenticated")     // missing, malformed, unknown or revoked token (D22)
+	ErrRateLimited     = errors.New("too many attempts")   // over the limit (D23)
+	ErrBadDate         = errors.New("unparseable date")    // start/end/date not MM-DD-YYYY (D8: 500 by contract)
 	ErrUnavailable     = errors.New("service unavailable") // no snapshot yet, or the replica is down or slow
-	ErrMethod          = errors.New("method not allowed") // anything but GET and HEAD (D24)
+	ErrMethod          = errors.New("method not allowed")  // anything but GET and HEAD (D24)
 )
 
 // statusOf is the one table from kind to HTTP status.

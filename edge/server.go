@@ -106,11 +106,11 @@ func (s *Server) newEcho() *echo.Echo {
 
 	// Everything else needs a token and counts against its limit.
 	pub := api.Group("/public", s.auth.middleware)
-	pub.GET("/courses", s.static.handleCourses)         // marketing sites: the whole catalogue
-	pub.GET("/popular", s.static.handlePopular)         // home pages: three most popular
-	pub.GET("/course/:id", s.static.handleCourse)       // course pages
-	pub.GET("/class/:id", s.static.handleClass)         // registration pages
-	pub.GET("/classes", s.search.handleSearch)          // search boxes and calendars
+	pub.GET("/courses", s.static.handleCourses)           // marketing sites: the whole catalogue
+	pub.GET("/popular", s.static.handlePopular)           // home pages: three most popular
+	pub.GET("/course/:id", s.static.handleCourse)         // course pages
+	pub.GET("/class/:id", s.static.handleClass)           // registration pages
+	pub.GET("/classes", s.search.handleSearch)            // search boxes and calendars
 	pub.GET("/course/:id/classes", s.search.handleSearch) // a course page's class list
 	return e
 }
