@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// tempPrefix starts the name of every file that Put has not renamed into place yet. List
+// skips such files and validKey refuses keys whose last segment starts with it, so a file
+// left behind by a process killed mid-write is never mistaken for an object.
+const tempPrefix = ".tmp-"
+
+// Local is a Store in a folder of the local file system: each key is a file under the root.
+// It needs no server, which makes it the embedded default.
+type Local struct {
+	root string
+}
+
+var _ Store = (*Local)(nil)
+
+// NewLocal returns the store whose objects are files under root. Nothing is created until
+// Ensure or Put.
+func NewLocal(root string) *Local {
+	return &Local{root: filepath.Clean(root)}
+}
+
+// String describes the store for messages.
+func (l *Local) String() string { return "file://" + l.root }
+
+// validKey refuses keys that are not plain slash-separated relative paths, so that no key
+// reaches outside the root and every key names exactly one file. Both stores apply it, so a
+// key that works with one works with the other.
+func validKey(key string) error {
+	if key == "" {
+		return errors.New("invalid key: empty")
+	}
+	if strings.HasPrefix(key, "/") || strings.Contains(key, `\`) {
+		return fmt.Errorf("invalid key %q: must be a relative slash-separated path", key)
+	}
+	for _, seg := range strings.Split(key, "/") {
+		switch {
+		case seg == "" || seg == "." || seg == "..":
+			return fmt.Errorf("invalid key %q: empty, . or .. segment", key)
+		case strings.HasPrefix(seg, tempPrefix):
+			return fmt.Errorf("invalid key %q: segment starts with the reserved %q", key, tempPrefix)
+		}
+	}
+	return nil
+}
+
+// file returns the path of the file that holds key.
+func (l *Local) file(key string) (string, error) {
+	if err := validKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(l.root, filepath.FromSlash(key)), nil
+}
+
+// Get returns the whole object, or an error wrapping ErrNotFound.
+func (l *Local) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name, err := l.file(key)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(name)
+	// ENOTDIR: a segment of the key is a file, so the key cannot exist either.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// Put writes body to a temporary file in the target's folder, flushes it to disk and renames
+// it over the target. rename(2) replaces the name atomically, so a reader opens either the old
+// file or the new one, and a crash before the rename leaves the old object untouched.
+func (l *Local) Put(ctx context.Context, key string, body []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name, err := l.file(key)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	if err := writeAtomic(dir, name, body); err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	return nil
+}
+
+// writeAtomic replaces the file name in dir with body through a temporary file and rename.
+func writeAtomic(dir, name string, body []byte) (err error) {
+	tmp, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(body); err != nil {
+		return err
+	}
+	// CreateTemp makes the file 0600; objects are published, so others (an edge running as
+	// another user, a web server) must be able to read them.
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	// Without the fsync a crash after the rename could leave an empty file under the new name.
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), name); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir flushes dir so that a rename inside it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Delete removes the objects; keys that do not exist are not an error. Empty folders are
+// left behind: they hold no object and List ignores them.
+func (l *Local) Delete(ctx context.Context, keys ...string) error {
+	for _, key := range keys {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name, err := l.file(key)
+		if err != nil {
+			return err
+		}
+		err = os.Remove(name)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("delete %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// List returns every key that starts with prefix, sorted. A root that does not exist yet
+// holds no keys.
+func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
+	// Walk only the deepest folder that can hold matching keys: "objects/ab" starts at
+	// "objects", which matters when the store holds 100,000 objects.
+	start := l.root
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		// Every key is a valid relative path, so a prefix whose folder part is not one (such
+		// as "../") matches nothing; checking it also keeps the walk inside the root.
+		if validKey(prefix[:i]) != nil {
+			return []string{}, nil
+		}
+		start = filepath.Join(l.root, filepath.FromSlash(prefix[:i]))
+	}
+	keys := []string{}
+	err := filepath.WalkDir(start, func(name string, d fs.DirEntry, err error) error {
+		// A folder that does not exist (yet, or any more after a concurrent Delete) holds no
+		// keys; ENOTDIR means a segment of the prefix is a file, which holds none either.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), tempPrefix) {
+			return nil
+		}
+		rel, err := filepath.Rel(l.root, name)
+		if err != nil {
+			return err
+		}
+		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	// WalkDir orders by name within each folder, which is not the order of whole keys
+	// ("a-b" sorts before "a/b" but its folder "a" is walked first).
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// Ensure creates the root folder and its parents when they do not exist yet.
+func (l *Local) Ensure(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(l.root, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", l.root, err)
+	}
+	return nil
+}
