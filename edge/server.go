@@ -84,6 +84,10 @@ func (s *Server) Start(ctx context.Context) {
 	s.static.start(ctx)
 }
 
+// getHead are the methods of every route: Echo does not route HEAD to a GET handler by
+// itself, and HEAD must answer like GET without the body.
+var getHead = []string{http.MethodGet, http.MethodHead}
+
 // newEcho registers the middleware and every route. Order matters and is declared once:
 // recover first so a panic anywhere becomes a 500 JSON; then the request id and log, so
 // every later outcome is logged; then security headers; then the token check and, after it,
@@ -96,21 +100,21 @@ func (s *Server) newEcho() *echo.Echo {
 	e.Use(s.recoverJSON, s.metrics.middleware(s), s.securityHeaders, s.cors())
 
 	// Outside the versioned base path, no token: probes and scrapers.
-	e.GET("/healthz", s.handleHealthz)
-	e.GET("/readyz", s.handleReadyz)
-	e.GET("/metrics", s.metrics.handler())
+	e.Match(getHead, "/healthz", s.handleHealthz)
+	e.Match(getHead, "/readyz", s.handleReadyz)
+	e.Match(getHead, "/metrics", s.metrics.handler())
 
 	api := e.Group(s.cfg.BasePath)
 	// The API description, public so that client generators can fetch it.
-	api.GET("/openapi.json", s.handleOpenAPI)
+	api.Match(getHead, "/openapi.json", s.handleOpenAPI)
 
 	// Everything else needs a token and counts against its limit.
 	pub := api.Group("/public", s.auth.middleware)
-	pub.GET("/courses", s.static.handleCourses)           // marketing sites: the whole catalogue
-	pub.GET("/popular", s.static.handlePopular)           // home pages: three most popular
-	pub.GET("/course/:id", s.static.handleCourse)         // course pages
-	pub.GET("/class/:id", s.static.handleClass)           // registration pages
-	pub.GET("/classes", s.search.handleSearch)            // search boxes and calendars
-	pub.GET("/course/:id/classes", s.search.handleSearch) // a course page's class list
+	pub.Match(getHead, "/courses", s.static.handleCourses)           // marketing sites: the whole catalogue
+	pub.Match(getHead, "/popular", s.static.handlePopular)           // home pages: three most popular
+	pub.Match(getHead, "/course/:id", s.static.handleCourse)         // course pages
+	pub.Match(getHead, "/class/:id", s.static.handleClass)           // registration pages
+	pub.Match(getHead, "/classes", s.search.handleSearch)            // search boxes and calendars
+	pub.Match(getHead, "/course/:id/classes", s.search.handleSearch) // a course page's class list
 	return e
 }

@@ -1,0 +1,166 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+)
+
+// staticDocs holds the current snapshot and keeps it current: it loads the snapshot the
+// store's pointer names, swaps it in whole once it is completely in memory, and keeps
+// serving the one it has whenever the store cannot give it a newer one. Its handlers are in
+// static_serve.go.
+type staticDocs struct {
+	s     *Server
+	log   *slog.Logger
+	store snapshot.Getter
+	cache *diskCache // nil without edge.cache_dir
+
+	cur          atomic.Pointer[memSnapshot] // nil until a snapshot is loaded
+	cacheControl []string                    // Cache-Control of every static read
+	retryAfter   string                      // Retry-After of a 503 before the first snapshot
+
+	mu      sync.Mutex // one load at a time: the poller's and any other caller's
+	lastErr string     // the last load failure logged, so that a lasting one is logged once
+}
+
+// newStaticDocs returns the static half of s, with no snapshot until start.
+func newStaticDocs(s *Server) *staticDocs {
+	d := &staticDocs{
+		s:            s,
+		log:          s.log.With("part", "snapshot"),
+		store:        timeoutGetter{s.opts.Store},
+		cacheControl: header("private, max-age=" + strconv.Itoa(int(s.cfg.CacheMaxAge/time.Second))),
+		retryAfter:   strconv.Itoa(max(1, int(s.cfg.PollInterval/time.Second))),
+	}
+	if s.cfg.CacheDir != "" {
+		d.cache = newDiskCache(s.cfg.CacheDir)
+	}
+	return d
+}
+
+// current returns the snapshot being served, or nil.
+func (d *staticDocs) current() *memSnapshot { return d.cur.Load() }
+
+// start loads the first snapshot and then polls the pointer every edge.poll_interval until
+// ctx is done. When the store cannot give a snapshot at start, the one saved in
+// edge.cache_dir is served until it can. The cached documents also spare the first load
+// every fetch of a document that has not changed since the edge last ran.
+func (d *staticDocs) start(ctx context.Context) {
+	seed, err := d.loadCache(ctx)
+	if err != nil {
+		d.log.Warn("cached snapshot not used", "dir", d.s.cfg.CacheDir, "error", err)
+	}
+	var reuse []map[string]*document
+	if seed != nil {
+		reuse = append(reuse, seed.byHash)
+	}
+	err = d.refresh(ctx, reuse...)
+	if err != nil && seed != nil && d.current() == nil {
+		d.swap(seed, "cache", 0)
+	}
+	d.logResult(err)
+	go d.poll(ctx)
+}
+
+// loadCache reads the snapshot saved in edge.cache_dir, or returns nil when there is none.
+func (d *staticDocs) loadCache(ctx context.Context) (*memSnapshot, error) {
+	if d.cache == nil {
+		return nil, nil
+	}
+	return d.cache.load(ctx)
+}
+
+// poll refreshes every edge.poll_interval until ctx is done.
+func (d *staticDocs) poll(ctx context.Context) {
+	t := time.NewTicker(d.s.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d.logResult(d.refresh(ctx))
+		}
+	}
+}
+
+// logResult logs a load failure once while it lasts, and the recovery from one.
+func (d *staticDocs) logResult(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case err == nil && d.lastErr != "":
+		d.log.Info("snapshot source recovered")
+	case err != nil && err.Error() != d.lastErr:
+		level := slog.LevelWarn
+		if errors.Is(err, snapshot.ErrNoSnapshot) {
+			level = slog.LevelInfo
+		}
+		cur := d.current()
+		d.log.Log(context.Background(), level, "snapshot refresh failed; the snapshot being served stays",
+			"serving", snapshotID(cur), "error", err)
+	}
+	if err == nil {
+		d.lastErr = ""
+	} else {
+		d.lastErr = err.Error()
+	}
+}
+
+func snapshotID(s *memSnapshot) string {
+	if s == nil {
+		return ""
+	}
+	return s.id
+}
+
+// refresh loads the snapshot the pointer names when it is not the one being served, taking
+// unchanged documents from the current snapshot and from reuse, swaps it in, and saves it
+// to edge.cache_dir. On any failure before the swap the current snapshot stays.
+func (d *staticDocs) refresh(ctx context.Context, reuse ...map[string]*document) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := snapshot.ReadPointer(ctx, d.store)
+	if err != nil {
+		return err
+	}
+	cur := d.current()
+	if cur != nil && cur.id == p.ID {
+		return nil
+	}
+	m, err := snapshot.ReadManifest(ctx, d.store, p.ID)
+	if err != nil {
+		return err
+	}
+	if cur != nil {
+		reuse = append(reuse, cur.byHash)
+	}
+	next, fetched, err := loadSnapshot(ctx, d.store, m, reuse...)
+	if err != nil {
+		return err
+	}
+	d.swap(next, "store", fetched)
+	if d.cache == nil {
+		return nil
+	}
+	if err := d.cache.save(ctx, next); err != nil {
+		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
+	}
+	return nil
+}
+
+// swap makes next the snapshot every later request reads.
+func (d *staticDocs) swap(next *memSnapshot, source string, fetched int) {
+	d.cur.Store(next)
+	d.s.metrics.snapshotLoaded(next.id, next.builtAt)
+	d.log.Info("snapshot loaded", "snapshot", next.id, "built_at", next.builtAt,
+		"source", source, "documents", len(next.manifest.Documents), "fetched", fetched)
+}
