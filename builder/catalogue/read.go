@@ -1,0 +1,92 @@
+// Package catalogue is the builder's read and render step: it reads the public catalogue from
+// the provider's database through the SQL in templates/ (Read) and renders every static JSON
+// document of the API from it (Render). Publishing the documents is another package's job.
+//
+// Only public rows are read (decision D28): the templates select public courses and public
+// classes of public courses, and the popularity template returns per-course counts only. So
+// nothing of a non-public course or class can reach a rendered document.
+package catalogue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/templates"
+)
+
+// Course is one public course, as templates.Courses returns it.
+type Course struct {
+	ID          int64   `db:"id"`
+	Name        string  `db:"name"`
+	Type        string  `db:"type"`
+	Description *string `db:"description"` // staff HTML, passed through unchanged; nil is NULL
+}
+
+// Class is one public class of a public course, as templates.Classes returns it.
+type Class struct {
+	ID          int64     `db:"id"`
+	CourseID    int64     `db:"course_id"`
+	Start       time.Time `db:"start_date"` // a date: midnight UTC
+	End         time.Time `db:"end_date"`
+	Schedule    *string   `db:"schedule"`
+	Cost        int64     `db:"cost"`
+	SeatLimit   *int64    `db:"seat_limit"`   // nil: uncapped
+	DownPayment *int64    `db:"down_payment"` // cents; nil: payment in full
+	SeatsTaken  int64     `db:"seats_taken"`  // registrations of this class
+
+	// The room and its location; all nil when no room is assigned.
+	Room         *string `db:"room"`
+	LocationName *string `db:"location_name"`
+	City         *string `db:"city"`
+	State        *string `db:"state"`
+	Zip          *string `db:"zip"`
+	Country      *string `db:"country"`
+}
+
+// Score is the popularity of one public course (D17), as templates.Popularity returns it.
+type Score struct {
+	CourseID      int64 `db:"course_id"`
+	Registrations int64 `db:"registrations"`
+}
+
+// Data is everything the static documents are rendered from: one consistent read of the
+// public catalogue. Render does not depend on the order of the slices.
+type Data struct {
+	Courses []Course
+	Classes []Class
+	Scores  []Score // a public course without a score counts as 0
+}
+
+// Read reads everything the static documents need. The caller has opened tx as a read-only
+// REPEATABLE READ transaction on the replica, so the whole build sees one state.
+func Read(ctx context.Context, tx pgx.Tx, tpl *templates.Set) (*Data, error) {
+	var d Data
+	var err error
+	if d.Courses, err = query[Course](ctx, tx, tpl, templates.Courses); err != nil {
+		return nil, err
+	}
+	if d.Classes, err = query[Class](ctx, tx, tpl, templates.Classes); err != nil {
+		return nil, err
+	}
+	if d.Scores, err = query[Score](ctx, tx, tpl, templates.Popularity); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// query runs the named template and scans its rows into T by column name, so that a
+// provider's replacement template may list its columns in any order.
+func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name string) ([]T, error) {
+	rows, err := tx.Query(ctx, tpl.SQL(name))
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", name, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[T])
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return out, nil
+}
