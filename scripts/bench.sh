@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# make bench: the performance benchmark (not part of make test). It seeds PostgreSQL (once:
+# the data folder is kept and reused), builds snapshots into MinIO, starts the edge with a
+# rate limit too high to throttle, and measures on loopback with each server pinned to core 0
+# and the load generator to core 1:
+#   1. static reads: the edge against nginx (gzip_static, same bytes) and a bare net/http
+#      handler (scripts/bench/ceiling), with and without gzip;
+#   2. the class search through the edge against the same SQL run by pgbench;
+#   3. builder runs into MinIO: full, no change, one class changed;
+#   4. edge memory against the snapshot's size, and the time to serve a new snapshot.
+# Static and search comparisons run BENCH_ROUNDS times side by side; the table reports
+# medians, and ratios computed within each round. It prints one markdown table and writes it
+# to a file whose path it prints.
+#
+# Environment:
+#   BENCH_QUICK=1        short runs (2 s) on a small dataset (200/10,000/100,000), to check
+#                        the script end to end
+#   BENCH_DIR            data folder, kept between runs (default ./data/bench)
+#   BENCH_ROUNDS         rounds of the static/search comparison (default 3)
+#   BENCH_DURATION, BENCH_WARMUP   seconds per measurement and warm-up (10 and 2; quick 2 and 1)
+#   BENCH_CONNECTIONS    connections of wrk and clients of pgbench (default 16)
+#   BENCH_POLL_INTERVAL  the edge's poll interval (default 5s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/bench/lib.sh
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	mode=quick courses=200 classes=10000 registrations=100000 duration=2 warmup=1
+else
+	mode=full courses=2000 classes=100000 registrations=1000000 duration=10 warmup=2
+fi
+duration=${BENCH_DURATION:-$duration}
+warmup=${BENCH_WARMUP:-$warmup}
+rounds=${BENCH_ROUNDS:-3}
+conns=${BENCH_CONNECTIONS:-16}
+poll=${BENCH_POLL_INTERVAL:-5s}
+bench_dir=$(mkdir -p "${BENCH_DIR:-data/bench}" && cd "${BENCH_DIR:-data/bench}" && pwd)
+data=$bench_dir/$mode           # PostgreSQL and MinIO folders, kept
+work=$data/run                  # this run's logs and intermediate files, replaced each run
+bin=$data/bin
+results=$bench_dir/results.md
+[ "$mode" = quick ] && results=$bench_dir/results-quick.md
+pgbench=$(pg_tool pgbench || true)
+psql=$(pg_tool psql || true)
+
+pids=()
+cleanup() {
+	local code=$?
+	trap - EXIT INT TERM
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	[ -n "${minio_started:-}" ] && scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true
+	[ -n "${pg_started:-}" ] && scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true
+	exit "$code"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+main() {
+	ensure_tools
+	[ -n "$pgbench" ] || die "pgbench not found"
+	rm -rf "$work" && mkdir -p "$work" "$bin"
+	log "building the binaries into $bin"
+	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix
+
+	start_postgres
+	seed
+	start_minio
+	builder_runs
+	token=$("$bin/builder" token create --name bench | tail -n 1)
+	[ -n "$token" ] || die "builder token create printed no token"
+
+	pin_pg "$data/pg" 0 # the servers' core, from here on
+	start_edge
+	export_and_serve
+	prepare_search
+	for ((round = 1; round <= rounds; round++)); do
+		log "round $round of $rounds"
+		static_round "$round"
+		search_round "$round"
+	done
+	swap_runs
+	fact rss_end_kb "$(proc_kb "$edge_pid" VmRSS)"
+	fact hwm_kb "$(proc_kb "$edge_pid" VmHWM)"
+	scripts/bench/report.sh "$work" >"$results"
+	cat "$results"
+	echo
+	echo "Results written to $results"
+}
+
+# fact KEY VALUE records one measured value for report.sh.
+fact() { echo "$1=$2" >>"$work/facts"; }
+
+# record ROUND CASE SERVER "rps p50 p99 errors" records one load measurement for report.sh.
+record() { echo "$1 $2 $3 $4" >>"$work/results.tsv"; }
+
+proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+start_postgres() {
+	log "starting PostgreSQL in $data/pg"
+	pg_started=1
+	db=$(scripts/pg.sh start "$data/pg")
+	export CATALOGUE_DATABASE_URL=$db
+	pin_pg "$data/pg" 0,1
+}
+
+# seed fills the database once per dataset size; a second run finds the marker and the row
+# counts it names, and reuses the data.
+seed() {
+	local want="courses=$courses classes=$classes registrations=$registrations seed=1" have
+	"$bin/builder" migrate >"$work/migrate.log" 2>&1 || { cat "$work/migrate.log" >&2; die "builder migrate failed"; }
+	have=$("$psql" "$db" -Atq -f scripts/bench/counts.sql 2>/dev/null || true)
+	if [ "$(cat "$data/seeded" 2>/dev/null)" = "$want" ] && [ "$have" = "$courses|$classes|$registrations" ]; then
+		log "reusing the seeded data ($want)"
+		return
+	fi
+	log "seeding $want (once; later runs reuse it)"
+	local t0
+	t0=$(now)
+	"$bin/builder" seed --courses "$courses" --classes "$classes" --registrations "$registrations" --seed 1 --reset \
+		>"$work/seed.log" 2>&1 || { cat "$work/seed.log" >&2; die "builder seed failed"; }
+	echo "$want" >"$data/seeded"
+	log "seeded in $(elapsed "$t0" "$(now)") s"
+}
+
+# start_minio starts MinIO on an empty folder, so that the first build stores every object.
+start_minio() {
+	log "starting MinIO in $data/minio (emptied)"
+	rm -rf "$data/minio"
+	minio_started=1
+	minio_endpoint=$(scripts/minio.sh start "$data/minio" | tail -n 1)
+	export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-minioadmin} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-minioadmin}
+	export AWS_REGION=${AWS_REGION:-us-east-1}
+	export CATALOGUE_STORE_URL=s3://catalogue-bench/catalogue CATALOGUE_STORE_ENDPOINT=$minio_endpoint
+}
+
+# builder_run NAME runs the builder once and records its summary line:
+# "snapshot <id>: <N> documents, <M> new objects stored, <B> bytes, <S>s".
+builder_run() {
+	local t0 t1 line
+	t0=$(now)
+	"$bin/builder" run >"$work/builder-$1.out" 2>"$work/builder-$1.err" ||
+		{ cat "$work/builder-$1.err" >&2; die "builder run ($1) failed"; }
+	t1=$(now)
+	line=$(grep -E '^snapshot [^ ]+: [0-9]+ documents, [0-9]+ new objects stored' "$work/builder-$1.out" | tail -n 1) ||
+		die "builder run ($1) printed no summary line (see $work/builder-$1.out)"
+	fact "builder_$1_seconds" "$(sed -E 's/.* ([0-9.]+)s$/\1/' <<<"$line")"
+	fact "builder_$1_wall" "$(elapsed "$t0" "$t1")"
+	fact "builder_$1_objects" "$(sed -E 's/.*, ([0-9]+) new objects stored.*/\1/' <<<"$line")"
+	fact "builder_$1_documents" "$(sed -E 's/^snapshot [^ ]+: ([0-9]+) documents.*/\1/' <<<"$line")"
+	log "builder $1: $line"
+}
+
+builder_runs() {
+	builder_run full
+	builder_run nochange
+	changed_class=$("$psql" "$db" -Atq -f scripts/bench/change_class.sql)
+	builder_run oneclass
+}
+
+start_edge() {
+	edge_port=$(free_port)
+	edge_url=http://127.0.0.1:$edge_port
+	log "starting the edge on $edge_url (core 0)"
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:$edge_port CATALOGUE_EDGE_RATE_LIMIT=1000000000 \
+		CATALOGUE_EDGE_POLL_INTERVAL=$poll taskset -c 0 "$bin/edge" >"$work/edge.log" 2>&1 &
+	edge_pid=$!
+	pids+=("$edge_pid")
+	wait_http "$edge_url/readyz" 300 || { tail -n 20 "$work/edge.log" >&2; die "the edge did not become ready"; }
+	fact rss_loaded_kb "$(proc_kb "$edge_pid" VmRSS)"
+	fact poll_interval "$poll"
+}
+
+# export_and_serve writes the snapshot's documents to disk for nginx and starts nginx and the
+# two ceilings (one serving the course list, one a class document) on core 0.
+export_and_serve() {
+	local www=$work/www line class_file
+	log "exporting the snapshot for nginx"
+	line=$("$bin/export" -out "$www" -class-paths "$work/class-paths.txt") || die "export failed"
+	log "$line"
+	fact snapshot_bytes "$(sed -E 's/.*documents, ([0-9]+) bytes.*/\1/' <<<"$line")"
+	fact snapshot_documents "$(sed -E 's/^export [^ ]+: ([0-9]+) documents.*/\1/' <<<"$line")"
+	echo /api/v2/public/courses >"$work/courses-paths.txt"
+
+	nginx_port=$(free_port)
+	mkdir -p "$work/nginx/tmp"
+	sed -e "s|@DIR@|$work/nginx|g" -e "s|@ROOT@|$www|g" -e "s|@LISTEN@|127.0.0.1:$nginx_port|g" \
+		scripts/bench/nginx.conf.tmpl >"$work/nginx/nginx.conf"
+	# nginx's workers drop root for nobody; the data folder may not be readable by nobody.
+	[ "$(id -u)" = 0 ] && sed -i '1i user root;' "$work/nginx/nginx.conf"
+	taskset -c 0 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+	pids+=($!)
+
+	class_file=$www$(head -n 1 "$work/class-paths.txt")
+	ceiling_courses_port=$(free_port)
+	taskset -c 0 "$bin/ceiling" -addr "127.0.0.1:$ceiling_courses_port" \
+		-file "$www/api/v2/public/courses" -gzip "$www/api/v2/public/courses.gz" >"$work/ceiling-courses.log" 2>&1 &
+	pids+=($!)
+	ceiling_class_port=$(free_port)
+	taskset -c 0 "$bin/ceiling" -addr "127.0.0.1:$ceiling_class_port" \
+		-file "$class_file" -gzip "$class_file.gz" >"$work/ceiling-class.log" 2>&1 &
+	pids+=($!)
+	for u in "http://127.0.0.1:$nginx_port/api/v2/public/courses" "http://127.0.0.1:$ceiling_courses_port/" \
+		"http://127.0.0.1:$ceiling_class_port/"; do
+		wait_http "$u" 30 || die "$u did not answer"
+	done
+	check_same_bytes /api/v2/public/courses
+	check_same_bytes "$(head -n 1 "$work/class-paths.txt")"
+}
+
+# check_same_bytes PATH makes sure the edge and nginx answer PATH with the same body, plain
+# and gzip-compressed (after decompression), and that both compress when asked.
+check_same_bytes() {
+	local p=$1 e n
+	e=$(curl -fsS -H "Authorization: Bearer $token" "$edge_url$p" | sha256sum)
+	n=$(curl -fsS "http://127.0.0.1:$nginx_port$p" | sha256sum)
+	[ "$e" = "$n" ] || die "edge and nginx serve different bytes for $p"
+	for u in "$edge_url$p" "http://127.0.0.1:$nginx_port$p"; do
+		curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" -H 'Accept-Encoding: gzip' "$u" |
+			grep -qi '^content-encoding: gzip' || die "$u does not compress"
+	done
+	e=$(curl -fsS --compressed -H "Authorization: Bearer $token" "$edge_url$p" | sha256sum)
+	[ "$e" = "$n" ] || die "the edge's gzip body of $p is not the document"
+}
+
+# static_round ROUND measures each static case against each server, interleaved so that
+# drift in the machine's speed falls on all three alike.
+static_round() {
+	local r=$1 c paths gz server url
+	for c in courses-plain courses-gzip class-plain class-gzip; do
+		paths=$work/${c%-*}-paths.txt
+		gz=0 && [ "${c#*-}" = gzip ] && gz=1
+		for server in edge nginx ceiling; do
+			case $server in
+			edge) url=$edge_url ;;
+			nginx) url=http://127.0.0.1:$nginx_port ;;
+			ceiling) [ "${c%-*}" = courses ] && url=http://127.0.0.1:$ceiling_courses_port ||
+				url=http://127.0.0.1:$ceiling_class_port ;;
+			esac
+			record "$r" "$c" "$server" "$(wrk_measure "r$r-$c-$server" "$url" "$paths" "$gz" "$token")"
+		done
+	done
+}
+
+# prepare_search writes the search mix: URLs for wrk and one pgbench script per search.
+prepare_search() {
+	log "preparing the search mix"
+	"$bin/searchmix" -templates templates -out "$work/search" >"$work/searchmix.log" 2>&1 ||
+		{ cat "$work/searchmix.log" >&2; die "searchmix failed"; }
+	mapfile -t search_args <"$work/search/pgbench.args"
+	wrk_measure search-check "$edge_url" "$work/search/paths.txt" 1 "$token" >/dev/null
+}
+
+search_round() {
+	record "$1" search edge "$(wrk_measure "r$1-search-edge" "$edge_url" "$work/search/paths.txt" 1 "$token")"
+	record "$1" search pgbench "$(pgbench_measure "r$1")"
+}
+
+# swap_runs changes one class, runs the builder, and measures the time from the new pointer
+# appearing in the store to the edge answering with the new snapshot's id, BENCH_ROUNDS times.
+swap_runs() {
+	local i
+	for ((i = 1; i <= rounds; i++)); do
+		swap_once "$i"
+	done
+}
+
+swap_once() {
+	local i=$1 old new="" t_ptr="" t_edge="" k max b route
+	changed_class=$("$psql" "$db" -Atq -f scripts/bench/change_class.sql)
+	route=/api/v2/public/class/$changed_class
+	old=$(pointer_id)
+	"$bin/builder" run >"$work/builder-swap-$i.out" 2>&1 &
+	b=$!
+	pids+=("$b")
+	# Bounded: the poll interval, the build and the load must fit in poll + 120 s.
+	max=$(awk -v p="${poll%s}" 'BEGIN { printf "%d", (p + 120) / 0.05 }')
+	for ((k = 0; k < max; k++)); do
+		if [ -z "$new" ]; then
+			new=$(pointer_id)
+			if [ "$new" = "$old" ]; then new=""; else t_ptr=$(now); fi
+		fi
+		if [ -n "$new" ] && [ "$(edge_snapshot "$route")" = "$new" ]; then
+			t_edge=$(now)
+			break
+		fi
+		sleep 0.05
+	done
+	wait "$b" || die "builder run (swap $i) failed (see $work/builder-swap-$i.out)"
+	[ -n "$t_edge" ] || die "the edge did not serve snapshot ${new:-(none published)} in time"
+	echo "$i $(elapsed "$t_ptr" "$t_edge")" >>"$work/swap.tsv"
+	log "swap $i: snapshot $new served $(elapsed "$t_ptr" "$t_edge") s after its pointer was written"
+}
+
+# pointer_id prints the snapshot id in the store's pointer, read straight from MinIO with a
+# signed request.
+pointer_id() {
+	curl -fsS --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+		"$minio_endpoint/catalogue-bench/catalogue/current.json" 2>/dev/null | jq -r '.snapshot // empty'
+}
+
+# edge_snapshot ROUTE prints the X-Catalogue-Snapshot header of the edge's answer for ROUTE.
+edge_snapshot() {
+	curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$edge_url$1" 2>/dev/null |
+		tr -d '\r' | sed -n 's/^[Xx]-[Cc]atalogue-[Ss]napshot: *//p'
+}
+
+main "$@"

@@ -1,0 +1,124 @@
+# lib.sh: functions of scripts/bench.sh (sourced, not run): starting and stopping what the
+# benchmark needs, one wrk or pgbench measurement, and small number helpers. Every loop here
+# is bounded in count; every process started is recorded in the caller's pids array so that
+# its trap stops it.
+
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: $*" >&2; exit 1; }
+
+# now prints the time in seconds with nanoseconds, for differences.
+now() { date +%s.%N; }
+
+# elapsed START END prints END - START in seconds with two decimals.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# free_port prints a TCP port free on the loopback address.
+free_port() {
+	python3 - <<'PY' 2>/dev/null || echo $((20000 + RANDOM % 20000))
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
+PY
+}
+
+# ensure_tools installs Debian's wrk and nginx when missing (pgbench comes with the
+# PostgreSQL that scripts/pg.sh installs).
+ensure_tools() {
+	local missing=()
+	command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+	command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+	command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
+	command -v curl >/dev/null 2>&1 || missing+=(curl)
+	command -v jq >/dev/null 2>&1 || missing+=(jq)
+	[ ${#missing[@]} -eq 0 ] && return
+	log "installing ${missing[*]} from Debian's packages"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# pg_tool NAME prints the path of a PostgreSQL client program, preferring the server's own
+# version (scripts/pg.sh uses the same search).
+pg_tool() {
+	local d
+	for d in /usr/lib/postgresql/*/bin; do
+		[ -x "$d/$1" ] && { echo "$d/$1"; return; }
+	done
+	command -v "$1"
+}
+
+# pin_pg DIR CPUS sets the CPU affinity of the PostgreSQL cluster in DIR, the postmaster and
+# every process it has forked; backends forked later inherit it from the postmaster.
+pin_pg() {
+	local pm p
+	pm=$(head -n 1 "$1/data/postmaster.pid")
+	for p in "$pm" $(pgrep -P "$pm"); do
+		taskset -a -p -c "$2" "$p" >/dev/null 2>&1 || true
+	done
+}
+
+# wait_http URL SECONDS waits until URL answers 2xx, polling every 0.2 s.
+wait_http() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		curl -fs -o /dev/null "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# kv KEY LINE prints the value of KEY=value in a line of space-separated pairs.
+kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -n 1; }
+
+# wrk_measure LABEL URL PATHS GZIP TOKEN: a warm-up, then one timed wrk run pinned to core 1
+# through scripts/bench/paths.lua. Prints "rps p50_us p99_us errors".
+wrk_measure() {
+	local label=$1 url=$2 paths=$3 gzip=$4 token=$5 out line errs
+	out="$work/wrk-$label.txt"
+	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
+		wrk -t 1 -c "$conns" -d "${warmup}s" --timeout 5s -s scripts/bench/paths.lua "$url" >/dev/null
+	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
+		wrk -t 1 -c "$conns" -d "${duration}s" --timeout 5s -s scripts/bench/paths.lua "$url" >"$out"
+	line=$(grep '^BENCH ' "$out") || die "wrk printed no result for $label (see $out)"
+	errs=0
+	for k in err_connect err_read err_write err_status err_timeout; do
+		errs=$((errs + $(kv "$k" "$line")))
+	done
+	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs"
+}
+
+# pgbench_measure LABEL: the search mix run by pgbench pinned to core 1, with as many clients
+# as wrk has connections, prepared statements and one script file per search (drawn with
+# equal weight). Latency percentiles come from the per-transaction log (--log: one line per
+# transaction, its latency in microseconds in the third field), so p50 and p99 are exact
+# over every transaction of the timed run, measured like wrk's: from sending the query to
+# receiving the whole result, per client. Prints "tps p50_us p99_us failed".
+pgbench_measure() {
+	local label=$1 out logs tps failed
+	out="$work/pgbench-$label.txt"
+	logs="$work/pgbench-$label"
+	rm -rf "$logs" && mkdir -p "$logs"
+	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$warmup" "${search_args[@]}" "$db" >/dev/null 2>&1 ||
+		die "pgbench warm-up failed: rerun the command in scripts/bench/lib.sh to see why"
+	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$duration" --log --log-prefix="$logs/tx" \
+		"${search_args[@]}" "$db" >"$out" 2>&1 || die "pgbench failed (see $out)"
+	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$out")
+	[ -n "$tps" ] || die "pgbench printed no tps (see $out)"
+	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
+	echo "$tps $(cat "$logs"/tx.* | awk '{ print $3 }' | sort -n | percentiles) ${failed:-0}"
+}
+
+# percentiles reads sorted numbers, one a line, and prints the 50th and 99th percentiles
+# (nearest rank).
+percentiles() {
+	awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "0 0"; exit }
+		p50 = int(NR * 0.50 + 0.999999); p99 = int(NR * 0.99 + 0.999999)
+		print v[p50], v[p99] }'
+}
+
+# median reads numbers, one a line, and prints their median.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
