@@ -1,0 +1,222 @@
+// Package publish stores a rendered catalogue as one snapshot and keeps the store tidy.
+//
+// A publication writes, in this order: every document object the store does not hold yet,
+// the snapshot's manifest, and last the pointer that makes the snapshot current. Until the
+// pointer is written nothing a reader sees has changed, so a failure or a cancellation at
+// any earlier moment leaves the current snapshot intact (decision D27). After the pointer,
+// snapshots beyond Keep and the objects only they used are collected.
+//
+// Only one publisher may run against a store at a time; package builder guarantees it with
+// a PostgreSQL advisory lock.
+package publish
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/store"
+)
+
+// DefaultWorkers is the number of concurrent uploads. S3-compatible stores answer one small
+// PUT in a few milliseconds, so storing 100,000 documents in well under a minute needs many
+// requests in flight.
+const DefaultWorkers = 64
+
+// ErrShrink is wrapped by the error that refuses a build which shrinks the catalogue by more
+// than MaxShrink.
+var ErrShrink = errors.New("catalogue shrank too much")
+
+// Publisher publishes snapshots to Store. The zero values of Workers, Now and Progress are
+// usable; Keep below 1 counts as 1.
+type Publisher struct {
+	Store store.Store
+	// Keep is how many snapshots are kept, newest first; the current one is always kept too.
+	Keep int
+	// MaxShrink is the largest fraction (0..1) by which the course or class count may fall
+	// against the current snapshot before Publish refuses without force. 0 refuses any fall.
+	MaxShrink float64
+	// Progress, when set, is told about each phase and the upload's progress. Calls are
+	// serialised, so it need not be safe for concurrent use.
+	Progress func(Progress)
+	// Workers bounds concurrent uploads and deletions; 0 means DefaultWorkers.
+	Workers int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	progressMu sync.Mutex
+}
+
+// Phases reported through Progress.
+const (
+	PhaseHashing    = "hashing"
+	PhaseUploading  = "storing objects"
+	PhaseManifest   = "writing manifest"
+	PhasePointer    = "writing pointer"
+	PhaseCollecting = "collecting old snapshots"
+)
+
+// Progress describes where a publication is. Done and Total count objects in PhaseUploading
+// and documents otherwise.
+type Progress struct {
+	Phase string
+	Done  int
+	Total int
+}
+
+// Meta describes the build that produced the documents.
+type Meta struct {
+	Today    string // YYYY-MM-DD, the date the documents were rendered for
+	Timezone string
+	Counts   snapshot.Counts // Documents is set by Publish
+}
+
+// Result summarises one publication.
+type Result struct {
+	SnapshotID    string
+	Documents     int   // documents in the snapshot
+	ObjectsStored int   // document objects written by this publication (new content only)
+	BytesStored   int64 // bytes of those objects
+	Collected     int   // old snapshots deleted after the pointer moved
+	Duration      time.Duration
+}
+
+// Publish stores docs (route -> JSON bytes) as a new snapshot and makes it current. It
+// refuses, with an error wrapping ErrShrink, a build whose course or class count fell by
+// more than MaxShrink against the current snapshot, unless force is set. Any error returned
+// before the pointer is written means nothing was published.
+func (p *Publisher) Publish(ctx context.Context, docs map[string][]byte, meta Meta, force bool) (Result, error) {
+	start := p.now()
+	cur, err := p.current(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	meta.Counts.Documents = len(docs)
+	if cur != nil && !force {
+		if err := p.guard(cur.Counts, meta.Counts); err != nil {
+			return Result{}, err
+		}
+	}
+	m := &snapshot.Manifest{
+		ID:        snapshot.NewID(start, randomSalt()),
+		BuiltAt:   start.UTC(),
+		Today:     meta.Today,
+		Timezone:  meta.Timezone,
+		Counts:    meta.Counts,
+		Documents: make(map[string]snapshot.Entry, len(docs)),
+	}
+	p.report(Progress{Phase: PhaseHashing, Total: len(docs)})
+	todo := plan(docs, m, known(cur))
+	stored, bytes, err := p.upload(ctx, todo)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := p.commit(ctx, m); err != nil {
+		return Result{}, err
+	}
+	res := Result{SnapshotID: m.ID, Documents: len(docs), ObjectsStored: stored, BytesStored: bytes}
+	// The snapshot is published; a failure to collect only delays collection to the next run,
+	// which recomputes what to delete from the manifests it finds.
+	collected, err := p.collect(ctx, m, cur)
+	res.Collected = collected
+	res.Duration = p.now().Sub(start)
+	if err != nil {
+		return res, fmt.Errorf("snapshot %s is published, but collecting old snapshots failed: %w", m.ID, err)
+	}
+	return res, nil
+}
+
+// current returns the manifest the pointer names, or nil when nothing is published yet.
+func (p *Publisher) current(ctx context.Context) (*snapshot.Manifest, error) {
+	m, err := snapshot.ReadCurrent(ctx, p.Store)
+	if errors.Is(err, snapshot.ErrNoSnapshot) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read current snapshot: %w", err)
+	}
+	return m, nil
+}
+
+// guard refuses a catalogue that shrank by more than MaxShrink: most often a broken
+// replica or template, rarely a real mass withdrawal, which --force then confirms.
+func (p *Publisher) guard(old, new snapshot.Counts) error {
+	for _, c := range []struct {
+		what     string
+		old, new int
+	}{{"courses", old.Courses, new.Courses}, {"classes", old.Classes, new.Classes}} {
+		if c.old > 0 && float64(c.old-c.new)/float64(c.old) > p.MaxShrink {
+			return fmt.Errorf("refuse to publish: public %s would fall from %d to %d, more than builder.max_shrink (%g) allows; run with --force to publish anyway: %w",
+				c.what, c.old, c.new, p.MaxShrink, ErrShrink)
+		}
+	}
+	return nil
+}
+
+// commit writes the manifest and then the pointer, which publishes the snapshot.
+func (p *Publisher) commit(ctx context.Context, m *snapshot.Manifest) error {
+	p.report(Progress{Phase: PhaseManifest, Done: len(m.Documents), Total: len(m.Documents)})
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	if err := p.Store.Put(ctx, snapshot.ManifestKey(m.ID), b); err != nil {
+		return fmt.Errorf("write manifest %s: %w", m.ID, err)
+	}
+	return p.writePointer(ctx, m.ID)
+}
+
+// writePointer makes snapshot id current. The context is checked first so that a
+// cancellation that arrived during the previous step publishes nothing.
+func (p *Publisher) writePointer(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write pointer: %w", err)
+	}
+	p.report(Progress{Phase: PhasePointer})
+	b, err := json.Marshal(snapshot.Pointer{ID: id, PublishedAt: p.now().UTC()})
+	if err != nil {
+		return fmt.Errorf("encode pointer: %w", err)
+	}
+	if err := p.Store.Put(ctx, snapshot.PointerKey, b); err != nil {
+		return fmt.Errorf("write pointer: %w", err)
+	}
+	return nil
+}
+
+func (p *Publisher) report(pr Progress) {
+	if p.Progress == nil {
+		return
+	}
+	p.progressMu.Lock()
+	defer p.progressMu.Unlock()
+	p.Progress(pr)
+}
+
+func (p *Publisher) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+func (p *Publisher) keep() int { return max(p.Keep, 1) }
+
+func (p *Publisher) workers() int {
+	if p.Workers > 0 {
+		return p.Workers
+	}
+	return DefaultWorkers
+}
+
+// randomSalt makes snapshot ids of builds in the same millisecond differ.
+func randomSalt() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms.
+	return hex.EncodeToString(b)
+}

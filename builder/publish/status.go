@@ -1,0 +1,146 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+)
+
+// Snapshot describes one kept snapshot.
+type Snapshot struct {
+	ID       string
+	BuiltAt  time.Time
+	Today    string
+	Timezone string
+	Counts   snapshot.Counts
+	Current  bool
+}
+
+// Status is what the store holds: the current snapshot and every kept one.
+type Status struct {
+	Current     *Snapshot // nil when nothing is published yet
+	PublishedAt time.Time // when the pointer was last written
+	Kept        []Snapshot
+}
+
+// ErrNoEarlier is returned by Rollback without an id when no kept snapshot is older than
+// the current one.
+var ErrNoEarlier = errors.New("no kept snapshot is older than the current one")
+
+// Status returns the current snapshot and the kept ones, newest first.
+func (p *Publisher) Status(ctx context.Context) (Status, error) {
+	ptr, err := snapshot.ReadPointer(ctx, p.Store)
+	if errors.Is(err, snapshot.ErrNoSnapshot) {
+		ptr = snapshot.Pointer{}
+	} else if err != nil {
+		return Status{}, err
+	}
+	ids, err := p.manifestIDs(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	kept, _ := partition(ids, p.keep(), ptr.ID)
+	hs, err := p.readHeaders(ctx, kept)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{PublishedAt: ptr.PublishedAt}
+	for _, h := range hs {
+		s := Snapshot{ID: h.ID, BuiltAt: h.BuiltAt, Today: h.Today, Timezone: h.Timezone, Counts: h.Counts, Current: h.ID == ptr.ID}
+		st.Kept = append(st.Kept, s)
+		if s.Current {
+			st.Current = &s
+		}
+	}
+	if ptr.ID != "" && st.Current == nil {
+		return st, fmt.Errorf("the pointer names snapshot %s, whose manifest is missing", ptr.ID)
+	}
+	return st, nil
+}
+
+// Rollback makes the kept snapshot id current by rewriting the pointer; an empty id means
+// the newest kept snapshot older than the current one. It checks first that the snapshot's
+// manifest is sound and that every object it names is in the store, so a rollback never
+// publishes a snapshot the edge could not load. It returns the id now current.
+func (p *Publisher) Rollback(ctx context.Context, id string) (string, error) {
+	ptr, err := snapshot.ReadPointer(ctx, p.Store)
+	if err != nil {
+		return "", fmt.Errorf("roll back: %w", err)
+	}
+	ids, err := p.manifestIDs(ctx)
+	if err != nil {
+		return "", err
+	}
+	kept, _ := partition(ids, p.keep(), ptr.ID)
+	target, err := rollbackTarget(kept, ptr.ID, id)
+	if err != nil {
+		return "", err
+	}
+	if target == ptr.ID {
+		return target, nil
+	}
+	if err := p.verify(ctx, target); err != nil {
+		return "", fmt.Errorf("roll back to %s: %w", target, err)
+	}
+	if err := p.writePointer(ctx, target); err != nil {
+		return "", fmt.Errorf("roll back to %s: %w", target, err)
+	}
+	return target, nil
+}
+
+// rollbackTarget picks the snapshot to roll back to among kept (newest first).
+func rollbackTarget(kept []string, current, id string) (string, error) {
+	if id == "" {
+		for _, k := range kept {
+			if k < current {
+				return k, nil
+			}
+		}
+		return "", fmt.Errorf("roll back from %s: %w", current, ErrNoEarlier)
+	}
+	for _, k := range kept {
+		if k == id {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("roll back: snapshot %q is not kept (kept, newest first: %s)", id, strings.Join(kept, ", "))
+}
+
+// verifySample is how many documents Rollback reads back and checks against their hashes,
+// on top of checking that every object exists.
+const verifySample = 16
+
+// verify checks that snapshot id's manifest reads, that every object it names exists, and
+// that a sample of them hold the bytes their hashes promise.
+func (p *Publisher) verify(ctx context.Context, id string) error {
+	m, err := snapshot.ReadManifest(ctx, p.Store, id)
+	if err != nil {
+		return err
+	}
+	keys, err := p.Store.List(ctx, "objects/")
+	if err != nil {
+		return fmt.Errorf("list objects: %w", err)
+	}
+	present := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		present[k] = true
+	}
+	entries := make([]snapshot.Entry, 0, len(m.Documents))
+	for route, e := range m.Documents {
+		if !present[snapshot.ObjectKey(e.Hash)] {
+			return fmt.Errorf("the object of %s (%s) is missing", route, e.Hash)
+		}
+		entries = append(entries, e)
+	}
+	for range min(verifySample, len(entries)) {
+		if _, err := snapshot.ReadDocument(ctx, p.Store, entries[rand.IntN(len(entries))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
