@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# report.sh WORK: prints the markdown table of make bench from what scripts/bench.sh recorded
+# in WORK: facts (KEY=value lines), results.tsv ("round case server rps p50_us p99_us errors")
+# and swap.tsv ("i seconds"). Medians are over rounds; each ratio is computed within a round
+# (both sides measured minutes apart at most) and the median of those ratios is reported.
+set -euo pipefail
+work=${1:?usage: report.sh WORK}
+
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+machine="nproc $(nproc), ${cpu:-unknown CPU}, $(free -g | awk '/^Mem:/ { print $2 " GiB" }'), $(uname -r)"
+
+awk -v machine="$machine" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v gover="$(go env GOVERSION 2>/dev/null)" '
+function med(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	if (n == 0) return "nan"
+	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function maxof(list,    n, a, i, m) {
+	n = split(list, a, " "); m = a[1]
+	for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]
+	return m
+}
+function thousands(x,    s, r) {
+	s = sprintf("%d", x + 0.5); r = ""
+	while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }
+	return s r
+}
+function seconds(d) {
+	if (d ~ /ms$/) return substr(d, 1, length(d) - 2) / 1000
+	if (d ~ /m$/) return substr(d, 1, length(d) - 1) * 60
+	sub(/s$/, "", d); return d + 0
+}
+function ms(us) { return sprintf("%.2f ms", us / 1000) }
+function mb(kb) { return sprintf("%.1f MiB", kb / 1024) }
+function yn(ok) { return ok ? "yes" : "**no**" }
+function add(key, v) { acc[key] = (key in acc) ? acc[key] " " v : v }
+function row(area, what, measured, baseline, ratio, target, met) {
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n", area, what, measured, baseline, ratio, target, met
+}
+FILENAME ~ /facts$/ { i = index($0, "="); f[substr($0, 1, i - 1)] = substr($0, i + 1); next }
+FILENAME ~ /swap.tsv$/ { add("swap", $2); next }
+FILENAME ~ /results.tsv$/ {
+	r = $1; c = $2; s = $3
+	add(c SUBSEP s SUBSEP "rps", $4); add(c SUBSEP s SUBSEP "p50", $5); add(c SUBSEP s SUBSEP "p99", $6)
+	errs[c SUBSEP s] += $7
+	v[r SUBSEP c SUBSEP s] = $4
+	rounds[r] = 1
+	next
+}
+function ratio(c, a, b,    r, l) {
+	l = ""
+	for (r in rounds) if (v[r SUBSEP c SUBSEP b] > 0) l = l " " v[r SUBSEP c SUBSEP a] / v[r SUBSEP c SUBSEP b]
+	return med(l)
+}
+function perf(c, s, unit,    e, t) {
+	t = sprintf("%s %s %s, p50 %s, p99 %s", s, thousands(med(acc[c SUBSEP s SUBSEP "rps"])), unit,
+		ms(med(acc[c SUBSEP s SUBSEP "p50"])), ms(med(acc[c SUBSEP s SUBSEP "p99"])))
+	e = errs[c SUBSEP s]
+	if (e > 0) t = t sprintf(" (**%d failed requests**)", e)
+	return t
+}
+function static_row(c, label,    rc, rn, ok) {
+	rc = ratio(c, "edge", "ceiling"); rn = ratio(c, "edge", "nginx")
+	ok = rc >= 0.9 && errs[c SUBSEP "edge"] == 0
+	row("Static", label, perf(c, "edge", "req/s"),
+		perf(c, "nginx", "req/s") "; " perf(c, "ceiling", "req/s"),
+		sprintf("edge/nginx %.2f; edge/ceiling %.2f", rn, rc), "edge/ceiling ≥ 0.9", yn(ok))
+}
+function builder_row(k, label, limit,    s) {
+	s = f["builder_" k "_seconds"]
+	row("Builder", label, sprintf("%.1f s (wall %.1f s), %s new objects stored, %s documents", s, f["builder_" k "_wall"],
+		thousands(f["builder_" k "_objects"]), thousands(f["builder_" k "_documents"])), "", "", "≤ " limit " s", yn(s <= limit))
+}
+END {
+	print "| Area | Measurement | Measured | Baseline | Ratio | Target | Met |"
+	print "|---|---|---|---|---|---|---|"
+	row("Machine", "host", machine, "", "", "", "")
+	row("Machine", "run", date ", " gover ", " f["mode"] " dataset: " thousands(f["courses"]) " courses / " \
+		thousands(f["classes"]) " classes / " thousands(f["registrations"]) " registrations", "", "", "", "")
+	row("Method", "load", sprintf("servers on core 0, load generator on core 1; wrk -t1 -c%s and pgbench -c%s -j1 -M prepared; %s s per measurement after %s s warm-up; %d rounds, medians", \
+		f["conns"], f["conns"], f["duration"], f["warmup"], length(rounds)), "", "", "", "")
+	static_row("courses-plain", "GET /public/courses, identity")
+	static_row("courses-gzip", "GET /public/courses, gzip")
+	static_row("class-plain", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, identity")
+	static_row("class-gzip", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, gzip")
+	rp = ratio("search", "edge", "pgbench"); p99 = med(acc["search" SUBSEP "edge" SUBSEP "p99"])
+	row("Search", "class search mix (" f["search_cases"] " searches), concurrency " f["conns"],
+		perf("search", "edge", "req/s"), perf("search", "pgbench", "tps"), sprintf("edge/pgbench %.2f", rp),
+		"edge/pgbench ≥ 0.7; p99 ≤ 20 ms", yn(rp >= 0.7 && p99 <= 20000 && errs["search" SUBSEP "edge"] == 0))
+	builder_row("full", "full run into MinIO (empty store)", 60)
+	builder_row("nochange", "run with no change", 5)
+	builder_row("oneclass", "run with one class changed", 5)
+	rss = f["rss_loaded_kb"]; bytes = f["snapshot_bytes"]
+	row("Edge", "memory with the snapshot loaded", "RSS " mb(rss) " after loading",
+		"snapshot " mb(bytes / 1024) " (" thousands(f["snapshot_documents"]) " documents, sum of manifest sizes)",
+		sprintf("%.2f×", rss * 1024 / bytes), "≤ 3× snapshot", yn(rss * 1024 <= 3 * bytes))
+	row("Edge", "memory after the benchmark", "RSS " mb(f["rss_end_kb"]) ", peak " mb(f["hwm_kb"]) " (VmHWM)", "",
+		sprintf("peak %.2f×", f["hwm_kb"] * 1024 / bytes), "", "")
+	poll = seconds(f["poll_interval"])
+	row("Edge", "new snapshot served after its pointer is written (" split(acc["swap"], tmp, " ") " runs)",
+		sprintf("median %.2f s, max %.2f s", med(acc["swap"]), maxof(acc["swap"])), "poll interval " f["poll_interval"], "",
+		"≤ poll interval + 1 s", yn(maxof(acc["swap"]) <= poll + 1))
+}' "$work/facts" "$work/results.tsv" "$work/swap.tsv"

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// search is one class search of the mix. Zero values are absent parameters.
+type search struct {
+	CourseID         int64 // not 0: the per-course search of that course
+	Search           string
+	Start, End, Date time.Time
+	Page             int
+	Limit            int // 0: the default
+}
+
+// path returns the request path of s on the edge; dates are written MM-DD-YYYY (spec 4.3).
+func (s search) path(base string) string {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("search", s.Search)
+	set("start", filterDate(s.Start))
+	set("end", filterDate(s.End))
+	set("date", filterDate(s.Date))
+	if s.Page > 1 {
+		set("page", strconv.Itoa(s.Page))
+	}
+	if s.Limit > 0 {
+		set("limit", strconv.Itoa(s.Limit))
+	}
+	p := base + "/public/classes"
+	if s.CourseID != 0 {
+		p = base + "/public/course/" + strconv.FormatInt(s.CourseID, 10) + "/classes"
+	}
+	if len(q) == 0 {
+		return p
+	}
+	return p + "?" + q.Encode()
+}
+
+func filterDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format("01-02-2006")
+}
+
+// limit is the page size the edge uses for s (D9: default 25).
+func (s search) limit() int {
+	if s.Limit > 0 {
+		return min(s.Limit, 50)
+	}
+	return 25
+}
+
+// param is one SQL parameter's text; nil is NULL.
+type param = *string
+
+func text(v string) param { return &v }
+
+func sqlDate(t time.Time) param {
+	if t.IsZero() {
+		return nil
+	}
+	return text(t.Format(time.DateOnly))
+}
+
+// sqlParams returns the parameters of templates/search.sql for s, in order, as the edge
+// binds them. It must follow that template's header comment; write checks the count.
+func (s search) sqlParams(today time.Time) []param {
+	var course, pattern param
+	if s.CourseID != 0 {
+		course = text(strconv.FormatInt(s.CourseID, 10))
+	}
+	if s.Search != "" {
+		pattern = text(s.Search)
+	}
+	return []param{
+		text(today.Format(time.DateOnly)),
+		course,
+		pattern,
+		sqlDate(s.Start),
+		sqlDate(s.End),
+		sqlDate(s.Date),
+		text(strconv.Itoa(s.limit())),
+		text(strconv.Itoa((s.Page - 1) * s.limit())),
+	}
+}
+
+var (
+	paramRe   = regexp.MustCompile(`\$([0-9]+)`)
+	commentRe = regexp.MustCompile(`(?m)^\s*--.*$`)
+)
+
+// scriptBody returns the template without its comment lines (pgbench would read a
+// ":name" or "$n" in a comment as a parameter) and ending in a semicolon, and the number of
+// parameters it takes.
+func scriptBody(sql string) (string, int, error) {
+	body := strings.TrimSpace(commentRe.ReplaceAllString(sql, ""))
+	if body == "" {
+		return "", 0, fmt.Errorf("templates/search.sql is empty")
+	}
+	if strings.Contains(body, ";") {
+		return "", 0, fmt.Errorf("templates/search.sql holds more than one statement")
+	}
+	n := 0
+	for _, m := range paramRe.FindAllStringSubmatch(body, -1) {
+		k, _ := strconv.Atoi(m[1])
+		n = max(n, k)
+	}
+	return body + ";\n", n, nil
+}
+
+// pgbenchScript returns body with each $n replaced by a pgbench variable prefix+n, or by
+// NULL when the parameter is absent, and the -D definitions of the variables.
+func pgbenchScript(body, prefix string, params []param) (string, []string) {
+	var defs []string
+	for i, p := range params {
+		if p != nil {
+			defs = append(defs, fmt.Sprintf("%s%d=%s", prefix, i+1, *p))
+		}
+	}
+	script := paramRe.ReplaceAllStringFunc(body, func(m string) string {
+		k, _ := strconv.Atoi(m[1:])
+		if params[k-1] == nil {
+			return "NULL"
+		}
+		return ":" + prefix + strconv.Itoa(k)
+	})
+	return script, defs
+}
