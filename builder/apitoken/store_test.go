@@ -1,0 +1,159 @@
+package apitoken
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/templates"
+)
+
+func connect(t *testing.T) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, buildertest.NewMigratedDatabase(t))
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func mustCreate(t *testing.T, conn *pgx.Conn, name string) (int64, string) {
+	t.Helper()
+	id, token, err := Create(context.Background(), conn, name)
+	if err != nil {
+		t.Fatalf("Create(%q): %v", name, err)
+	}
+	return id, token
+}
+
+func TestCreateStoresOnlyTheHash(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t)
+	id, token := mustCreate(t, conn, "  Partner portal ")
+	if !Valid(token) {
+		t.Fatalf("Create returned %q, which is not a valid token", token)
+	}
+	var name string
+	var hash []byte
+	var leaks int
+	err := conn.QueryRow(ctx, `SELECT name, token_hash,
+		(SELECT count(*) FROM api_tokens t WHERE strpos(t::text, $2) > 0 OR strpos(encode(t.token_hash, 'escape'), $2) > 0)
+		FROM api_tokens WHERE id = $1`, id, token[len(Prefix):]).Scan(&name, &hash, &leaks)
+	if err != nil {
+		t.Fatalf("read the stored token: %v", err)
+	}
+	if name != "Partner portal" {
+		t.Errorf("stored name = %q, want %q (trimmed)", name, "Partner portal")
+	}
+	if !bytes.Equal(hash, Hash(token)) {
+		t.Errorf("stored token_hash = %x, want the SHA-256 of the token %x", hash, Hash(token))
+	}
+	if leaks != 0 {
+		t.Errorf("the token's random part appears in %d rows of api_tokens", leaks)
+	}
+}
+
+func TestCreateRefusesEmptyNames(t *testing.T) {
+	conn := connect(t)
+	for _, name := range []string{"", "   ", "\t\n"} {
+		if _, _, err := Create(context.Background(), conn, name); !errors.Is(err, ErrEmptyName) {
+			t.Errorf("Create(%q) error = %v, want ErrEmptyName", name, err)
+		}
+	}
+	infos, err := List(context.Background(), conn)
+	if err != nil || len(infos) != 0 {
+		t.Errorf("List after refused creates = %v, %v; want no tokens", infos, err)
+	}
+}
+
+func TestListAndRevoke(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t)
+	before := time.Now().Add(-time.Minute)
+	idA, tokenA := mustCreate(t, conn, "Website")
+	idB, tokenB := mustCreate(t, conn, "Mobile app")
+	idC, _ := mustCreate(t, conn, "Partner")
+
+	revokes := []struct {
+		id   int64
+		want error
+	}{
+		{idB, nil},
+		{idB, ErrAlreadyRevoked},
+		{idC + 1000, ErrNotFound},
+		{0, ErrNotFound},
+	}
+	for _, r := range revokes {
+		if err := Revoke(ctx, conn, r.id); !errors.Is(err, r.want) || (r.want == nil) != (err == nil) {
+			t.Errorf("Revoke(%d) error = %v, want %v", r.id, err, r.want)
+		}
+	}
+
+	infos, err := List(ctx, conn)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	type row struct {
+		ID      int64
+		Name    string
+		Revoked bool
+	}
+	var got []row
+	for _, i := range infos {
+		got = append(got, row{i.ID, i.Name, i.RevokedAt != nil})
+		if i.CreatedAt.Before(before) || i.CreatedAt.After(time.Now().Add(time.Minute)) {
+			t.Errorf("token %d created_at = %v, want about now", i.ID, i.CreatedAt)
+		}
+		if i.RevokedAt != nil && i.RevokedAt.Before(i.CreatedAt) {
+			t.Errorf("token %d revoked_at %v is before created_at %v", i.ID, i.RevokedAt, i.CreatedAt)
+		}
+	}
+	want := []row{{idA, "Website", false}, {idB, "Mobile app", true}, {idC, "Partner", false}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("List() mismatch (-want +got):\n%s", diff)
+	}
+	printed := fmt.Sprintf("%+v", infos)
+	for _, tok := range []string{tokenA, tokenB} {
+		if strings.Contains(printed, tok[len(Prefix):]) {
+			t.Errorf("List() shows the token %q", tok)
+		}
+	}
+}
+
+// TestActiveHashes checks the edge's query (tokens.sql): it returns the hashes of active
+// tokens and not those of revoked ones.
+func TestActiveHashes(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t)
+	_, active1 := mustCreate(t, conn, "one")
+	revokedID, _ := mustCreate(t, conn, "two")
+	_, active2 := mustCreate(t, conn, "three")
+	if err := Revoke(ctx, conn, revokedID); err != nil {
+		t.Fatalf("Revoke: %v", err)
+	}
+	rows, err := conn.Query(ctx, templates.MustDefault().SQL(templates.Tokens))
+	if err != nil {
+		t.Fatalf("query tokens.sql: %v", err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		t.Fatalf("read tokens.sql: %v", err)
+	}
+	want := [][]byte{Hash(active1), Hash(active2)}
+	slices.SortFunc(want, bytes.Compare)
+	slices.SortFunc(got, bytes.Compare)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tokens.sql mismatch (-want +got):\n%s", diff)
+	}
+}
