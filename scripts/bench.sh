@@ -49,8 +49,8 @@ cleanup() {
 	trap - EXIT INT TERM
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	[ -n "${minio_started:-}" ] && scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true
-	[ -n "${pg_started:-}" ] && scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true
+	if [ -n "${minio_started:-}" ]; then scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true; fi
+	if [ -n "${pg_started:-}" ]; then scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true; fi
 	exit "$code"
 }
 trap cleanup EXIT
@@ -60,6 +60,7 @@ main() {
 	ensure_tools
 	[ -n "$pgbench" ] || die "pgbench not found"
 	rm -rf "$work" && mkdir -p "$work" "$bin"
+	for k in mode courses classes registrations duration warmup conns; do fact "$k" "${!k}"; done
 	log "building the binaries into $bin"
 	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix
 
@@ -181,6 +182,7 @@ export_and_serve() {
 	fact snapshot_bytes "$(sed -E 's/.*documents, ([0-9]+) bytes.*/\1/' <<<"$line")"
 	fact snapshot_documents "$(sed -E 's/^export [^ ]+: ([0-9]+) documents.*/\1/' <<<"$line")"
 	echo /api/v2/public/courses >"$work/courses-paths.txt"
+	fact class_paths "$(wc -l <"$work/class-paths.txt")"
 
 	nginx_port=$(free_port)
 	mkdir -p "$work/nginx/tmp"
@@ -226,10 +228,11 @@ check_same_bytes() {
 # static_round ROUND measures each static case against each server, interleaved so that
 # drift in the machine's speed falls on all three alike.
 static_round() {
-	local r=$1 c paths gz server url
+	local r=$1 c paths gz server url res
 	for c in courses-plain courses-gzip class-plain class-gzip; do
 		paths=$work/${c%-*}-paths.txt
-		gz=0 && [ "${c#*-}" = gzip ] && gz=1
+		gz=0
+		if [ "${c#*-}" = gzip ]; then gz=1; fi
 		for server in edge nginx ceiling; do
 			case $server in
 			edge) url=$edge_url ;;
@@ -237,7 +240,9 @@ static_round() {
 			ceiling) [ "${c%-*}" = courses ] && url=http://127.0.0.1:$ceiling_courses_port ||
 				url=http://127.0.0.1:$ceiling_class_port ;;
 			esac
-			record "$r" "$c" "$server" "$(wrk_measure "r$r-$c-$server" "$url" "$paths" "$gz" "$token")"
+			# An assignment, so that a failed measurement stops the script (set -e).
+			res=$(wrk_measure "r$r-$c-$server" "$url" "$paths" "$gz" "$token")
+			record "$r" "$c" "$server" "$res"
 		done
 	done
 }
@@ -248,12 +253,21 @@ prepare_search() {
 	"$bin/searchmix" -templates templates -out "$work/search" >"$work/searchmix.log" 2>&1 ||
 		{ cat "$work/searchmix.log" >&2; die "searchmix failed"; }
 	mapfile -t search_args <"$work/search/pgbench.args"
-	wrk_measure search-check "$edge_url" "$work/search/paths.txt" 1 "$token" >/dev/null
+	fact search_cases "$(wc -l <"$work/search/paths.txt")"
+	# Every search of the mix must succeed through the edge before it is measured.
+	local p
+	while read -r p; do
+		curl -fsS -o /dev/null -H "Authorization: Bearer $token" "$edge_url$p" ||
+			die "the edge failed the search $p"
+	done <"$work/search/paths.txt"
 }
 
 search_round() {
-	record "$1" search edge "$(wrk_measure "r$1-search-edge" "$edge_url" "$work/search/paths.txt" 1 "$token")"
-	record "$1" search pgbench "$(pgbench_measure "r$1")"
+	local res
+	res=$(wrk_measure "r$1-search-edge" "$edge_url" "$work/search/paths.txt" 1 "$token")
+	record "$1" search edge "$res"
+	res=$(pgbench_measure "r$1")
+	record "$1" search pgbench "$res"
 }
 
 # swap_runs changes one class, runs the builder, and measures the time from the new pointer

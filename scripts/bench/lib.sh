@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # the caller (scripts/bench.sh) sets work, conns, db…
 # lib.sh: functions of scripts/bench.sh (sourced, not run): starting and stopping what the
 # benchmark needs, one wrk or pgbench measurement, and small number helpers. Every loop here
 # is bounded in count; every process started is recorded in the caller's pids array so that
