@@ -25,7 +25,7 @@ func (s *Server) rejectMethods(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		c.Response().Header()["X-Content-Type-Options"] = nosniff
-		return fail(ErrMethod, "Method Not Allowed. Allowed: GET, HEAD.")
+		return fail(ErrMethod, "Method Not Allowed.")
 	}
 }
 

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// Limits of the HTTP server. Clients send small GET requests and read small bodies, so
+// generous values still close slow or idle connections that would otherwise pile up.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 20 * time.Second // in-flight requests get this long after a signal
+)
+
+// Pool settings. The edge queries the replica only for the class search and the token
+// hashes, so a few connections serve it; connect_timeout in the URL overrides the default.
+const (
+	maxConns       = 8
+	connectTimeout = 5 * time.Second
+)
+
+// run is the whole command: it parses args, serves until ctx is done, then shuts down.
+// Logs are JSON on stderr; stdout only gets the help text asked for with -h.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	log.Info("configuration", "config", cfg.Redacted())
+
+	tpl, err := templates.Load(cfg.Templates.Dir)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	pool, err := openReplica(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close() // last: requests in flight may still search until Shutdown returns
+
+	srv, err := edge.New(edge.Options{Config: cfg, Store: st, Replica: pool, Templates: tpl, Logger: log})
+	if err != nil {
+		return err
+	}
+	srv.Start(ctx) // background loaders stop with ctx
+	return serve(ctx, log, cfg.Edge.Listen, srv.Handler())
+}
+
+// parseConfig reads the flags and loads the configuration they name.
+func parseConfig(args []string, stdout, stderr io.Writer) (config.Config, error) {
+	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "YAML configuration `file` (optional: defaults and CATALOGUE_* variables apply)")
+	listen := fs.String("listen", "", "`address` to listen on, such as :8080 or 127.0.0.1:0; overrides edge.listen")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: edge [--config FILE] [--listen ADDRESS]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+		}
+		return config.Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config.Config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	overrides := map[string]any{}
+	if *listen != "" {
+		overrides["edge.listen"] = *listen
+	}
+	return config.Load(*path, overrides)
+}
+
+// openReplica returns a pool for the read replica. It does not connect: pgxpool opens
+// connections on first use, so the edge starts, and serves every static document, while
+// the database is down.
+func openReplica(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
+	if cfg.ReplicaURL() == "" {
+		return nil, errors.New("replica.url or database.url: must be set: the edge searches it and reads token hashes from it")
+	}
+	pc, err := pgxpool.ParseConfig(cfg.ReplicaURL())
+	if err != nil {
+		return nil, fmt.Errorf("parse replica.url: %w", err)
+	}
+	// The search query has optional filters: a NULL argument turns one off. After five
+	// executions PostgreSQL may switch a prepared statement to a generic plan, which must
+	// suit every combination of filters and so cannot use the one given; a custom plan per
+	// execution picks the index the actual filters need. Planning costs far less than a
+	// bad plan.
+	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	pc.MaxConns = maxConns
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("open replica pool: %w", err)
+	}
+	return pool, nil
+}
+
+// serve answers HTTP on addr until ctx is done, then stops accepting connections and waits
+// up to shutdownTimeout for the requests in flight.
+func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	// The actual address, so that tests and scripts listening on port 0 can find it.
+	log.Info("listening", "addr", ln.Addr().String())
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}

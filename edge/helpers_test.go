@@ -1,0 +1,199 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// fixture is a snapshot to publish: its id and its documents by route.
+type fixture struct {
+	id   string
+	docs map[string]string
+}
+
+// publish writes f into st the way the builder does: objects, manifest, then pointer.
+func publish(t testing.TB, st store.Store, f fixture) {
+	t.Helper()
+	ctx := context.Background()
+	m := snapshot.Manifest{ID: f.id, BuiltAt: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC),
+		Today: "2027-03-01", Timezone: "UTC", Documents: map[string]snapshot.Entry{}}
+	for route, body := range f.docs {
+		h := snapshot.Hash([]byte(body))
+		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body))}
+		if err := st.Put(ctx, snapshot.ObjectKey(h), []byte(body)); err != nil {
+			t.Fatalf("put object: %v", err)
+		}
+	}
+	putJSON(t, st, snapshot.ManifestKey(f.id), m)
+	putJSON(t, st, snapshot.PointerKey, snapshot.Pointer{ID: f.id, PublishedAt: m.BuiltAt})
+}
+
+func putJSON(t testing.TB, st store.Store, key string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(context.Background(), key, b); err != nil {
+		t.Fatalf("put %s: %v", key, err)
+	}
+}
+
+// watchedStore counts the Gets of each key and fails every call while down is set: a store
+// that has become unreachable.
+type watchedStore struct {
+	store.Store
+	down atomic.Bool
+	mu   sync.Mutex
+	gets map[string]int
+}
+
+func watch(st store.Store) *watchedStore { return &watchedStore{Store: st, gets: map[string]int{}} }
+
+func (w *watchedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if w.down.Load() {
+		return nil, errors.New("dial tcp 127.0.0.1:9: connection refused")
+	}
+	w.mu.Lock()
+	w.gets[key]++
+	w.mu.Unlock()
+	return w.Store.Get(ctx, key)
+}
+
+// takeGets returns the Gets counted so far and starts counting again.
+func (w *watchedStore) takeGets() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	g := w.gets
+	w.gets = map[string]int{}
+	return g
+}
+
+// openStore opens a fresh store of the given configuration and creates its folder or bucket.
+func openStore(t testing.TB, cfg config.Store) store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	if err := st.Ensure(context.Background()); err != nil {
+		t.Fatalf("ensure store: %v", err)
+	}
+	return st
+}
+
+// newReplica returns a pool on a fresh migrated database and a valid API token stored in it.
+func newReplica(t testing.TB) (*pgxpool.Pool, string) {
+	t.Helper()
+	ctx := context.Background()
+	dbURL := buildertest.NewMigratedDatabase(t)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	_, token, err := apitoken.Create(ctx, conn, "edge tests")
+	if err != nil {
+		t.Fatalf("create token: %v", err)
+	}
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("open pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, token
+}
+
+// testConfig is the default configuration with a poll interval long enough never to fire
+// during a test (tests call refresh themselves) and a rate limit no test reaches.
+func testConfig() config.Config {
+	cfg := config.Default()
+	cfg.Edge.PollInterval = time.Hour
+	cfg.Edge.CacheMaxAge = 90 * time.Second
+	cfg.Edge.RateLimit = 1_000_000
+	return cfg
+}
+
+// testServer is a started server and a token it accepts.
+type testServer struct {
+	*Server
+	token string
+}
+
+// newTestServer returns a started server on st with a fresh database; its background work
+// stops with the test.
+func newTestServer(t testing.TB, st store.Store, cfg config.Config) testServer {
+	t.Helper()
+	replica, token := newReplica(t)
+	s, err := New(Options{Config: cfg, Store: st, Replica: replica, Templates: templates.MustDefault(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.Start(ctx)
+	return testServer{Server: s, token: token}
+}
+
+// get sends an authenticated request; see do.
+func (ts testServer) get(method, target string, hdr map[string]string, keep ...string) response {
+	h := map[string]string{"Authorization": "Bearer " + ts.token}
+	for k, v := range hdr {
+		h[k] = v
+	}
+	return do(ts.Handler(), method, target, h, keep...)
+}
+
+// refresh makes s load the snapshot the pointer names now.
+func refresh(t testing.TB, s *Server) {
+	t.Helper()
+	if err := s.static.refresh(context.Background()); err != nil {
+		t.Fatalf("refresh: %v", err)
+	}
+}
+
+// response is what a test compares: the status, the headers it names, and the body.
+type response struct {
+	Status  int
+	Headers map[string]string
+	Body    string
+}
+
+// do sends a request to h and returns the response with the headers named in keep; a
+// header that is absent is left out, so a want can say that it must be absent.
+func do(h http.Handler, method, target string, reqHeaders map[string]string, keep ...string) response {
+	req := httptest.NewRequest(method, target, nil)
+	for k, v := range reqHeaders {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	got := response{Status: rec.Code, Headers: map[string]string{}, Body: rec.Body.String()}
+	for _, k := range keep {
+		if v, ok := rec.Result().Header[http.CanonicalHeaderKey(k)]; ok {
+			got.Headers[k] = strings.Join(v, ", ")
+		}
+	}
+	return got
+}
