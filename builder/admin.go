@@ -1,0 +1,38 @@
+package builder
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/config"
+)
+
+// Status returns the current snapshot and the kept ones. It only reads the store.
+func Status(ctx context.Context, cfg config.Config) (publish.Status, error) {
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return publish.Status{}, fmt.Errorf("open store: %w", err)
+	}
+	return newPublisher(cfg, st, nil, nil).Status(ctx)
+}
+
+// Rollback makes the kept snapshot id current (an empty id: the one before the current)
+// and returns the id now current. It takes the builder lock first when a database is
+// configured, so that it cannot race a publication whose collection might delete the
+// snapshot it rolls back to; waiting is called once if it has to wait.
+func Rollback(ctx context.Context, cfg config.Config, id string, waiting func()) (string, error) {
+	if dbURL, err := primaryURL(cfg); err == nil {
+		l, err := acquire(ctx, dbURL, waiting)
+		if err != nil {
+			return "", err
+		}
+		defer l.release()
+	}
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return "", fmt.Errorf("open store: %w", err)
+	}
+	return newPublisher(cfg, st, nil, nil).Rollback(ctx, id)
+}

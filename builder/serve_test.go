@@ -1,0 +1,88 @@
+package builder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// TestServeRetriesAfterAFailedRun starts serve on a database without the schema, so the
+// run at start fails; the test then creates the schema, the next scheduled run publishes,
+// and cancelling the context stops serve.
+func TestServeRetriesAfterAFailedRun(t *testing.T) {
+	cfg := config.Default()
+	cfg.Database.URL = buildertest.NewDatabase(t)
+	cfg.Store = buildertest.NewLocalStore(t)
+	cfg.Builder.Schedule = "@every 1s"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var logs syncBuffer
+	var outcomes []error
+	var published publish.Result
+	err := Serve(ctx, cfg, ServeOptions{
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		Now:    clock(),
+		AfterRun: func(res publish.Result, err error) {
+			outcomes = append(outcomes, err)
+			if err != nil {
+				buildertest.Exec(t, cfg.Database.URL, templates.MustDefault().SQL(templates.Schema)+fixture)
+				return
+			}
+			published = res
+			cancel() // as SIGTERM would
+		},
+	})
+	if err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if len(outcomes) != 2 || outcomes[0] == nil || outcomes[1] != nil {
+		t.Fatalf("run outcomes = %v, want a failure and then a success", outcomes)
+	}
+	if got := currentID(t, cfg); got != published.SnapshotID {
+		t.Errorf("current = %s, want %s", got, published.SnapshotID)
+	}
+	var msgs []string
+	for _, line := range bytes.Split(bytes.TrimSpace(logs.buf.Bytes()), []byte("\n")) {
+		var rec struct {
+			Level string `json:"level"`
+			Msg   string `json:"msg"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatalf("log line is not JSON: %s", line)
+		}
+		msgs = append(msgs, rec.Level+" "+rec.Msg)
+	}
+	want := []string{
+		"INFO builder serve starting",
+		"ERROR build failed; the next scheduled run tries again",
+		"INFO published snapshot",
+		"INFO builder serve stopping: waiting for the run in progress",
+		"INFO builder serve stopped",
+	}
+	if d := cmp.Diff(want, msgs); d != "" {
+		t.Errorf("log mismatch (-want +got):\n%s", d)
+	}
+}
