@@ -55,6 +55,14 @@ func validKey(key string) error {
 	return nil
 }
 
+// canMatch reports whether any valid key can start with prefix: its folder part (up to the
+// last slash) must itself be a valid key. List answers "../" with no keys, in both stores,
+// rather than with an error from one and a walk outside the root from the other.
+func canMatch(prefix string) bool {
+	i := strings.LastIndex(prefix, "/")
+	return i < 0 || validKey(prefix[:i]) == nil
+}
+
 // file returns the path of the file that holds key.
 func (l *Local) file(key string) (string, error) {
 	if err := validKey(key); err != nil {
@@ -73,8 +81,9 @@ func (l *Local) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	b, err := os.ReadFile(name)
-	// ENOTDIR: a segment of the key is a file, so the key cannot exist either.
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	// ENOTDIR: a segment of the key is a file, so the key cannot exist either. EISDIR: the
+	// key names a folder, which holds objects but is not one.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
 		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
 	}
 	if err != nil {
@@ -174,13 +183,11 @@ func (l *Local) Delete(ctx context.Context, keys ...string) error {
 func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
 	// Walk only the deepest folder that can hold matching keys: "objects/ab" starts at
 	// "objects", which matters when the store holds 100,000 objects.
+	if !canMatch(prefix) {
+		return []string{}, nil // which also keeps the walk inside the root
+	}
 	start := l.root
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
-		// Every key is a valid relative path, so a prefix whose folder part is not one (such
-		// as "../") matches nothing; checking it also keeps the walk inside the root.
-		if validKey(prefix[:i]) != nil {
-			return []string{}, nil
-		}
 		start = filepath.Join(l.root, filepath.FromSlash(prefix[:i]))
 	}
 	keys := []string{}

@@ -117,7 +117,10 @@ func redactEndpoint(endpoint string) string {
 
 // String describes the store: its URL and where it is, never credentials.
 func (s *S3) String() string {
-	desc := "s3://" + s.bucket + "/" + s.prefix
+	desc := "s3://" + s.bucket
+	if s.prefix != "" {
+		desc += "/" + s.prefix
+	}
 	if s.endpoint != "" {
 		return desc + " (endpoint " + s.endpoint + ")"
 	}
@@ -219,12 +222,15 @@ func (s *S3) deleteBatch(ctx context.Context, keys []string) error {
 
 // List returns every key that starts with prefix, sorted, without the store's prefix.
 func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
+	keys := []string{}
+	if !canMatch(prefix) {
+		return keys, nil // MinIO refuses such prefixes ("../") outright
+	}
 	base := s.objectKey("")
 	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: aws.String(s.bucket),
 		Prefix: aws.String(base + prefix),
 	})
-	keys := []string{}
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
