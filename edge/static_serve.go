@@ -11,9 +11,9 @@ import (
 
 // Header values every static read shares; see document for why they are capped slices.
 var (
-	jsonContentType = header(echo.MIMEApplicationJSON)
-	gzipEncoding    = header("gzip")
-	varyEncoding    = header(echo.HeaderAcceptEncoding)
+	hdrJSON = header(echo.MIMEApplicationJSON)
+	hdrGzip    = header("gzip")
+	hdrVaryEncoding    = header(echo.HeaderAcceptEncoding)
 )
 
 // handleCourses serves GET /public/courses, restricted by type (D13); limit and page are
@@ -109,9 +109,9 @@ func (d *staticDocs) serve(c echo.Context, snap *memSnapshot, doc *document) err
 	}
 	// Add, not set: the CORS middleware may already vary on Origin.
 	if v := h["Vary"]; len(v) == 0 {
-		h["Vary"] = varyEncoding
+		h["Vary"] = hdrVaryEncoding
 	} else {
-		h["Vary"] = append(v, varyEncoding[0])
+		h["Vary"] = append(v, hdrVaryEncoding[0])
 	}
 	h["Etag"] = etag
 	h["Cache-Control"] = d.cacheControl
@@ -120,10 +120,10 @@ func (d *staticDocs) serve(c echo.Context, snap *memSnapshot, doc *document) err
 		res.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h["Content-Type"] = jsonContentType
+	h["Content-Type"] = hdrJSON
 	h["Content-Length"] = length
 	if gz {
-		h["Content-Encoding"] = gzipEncoding
+		h["Content-Encoding"] = hdrGzip
 	}
 	res.WriteHeader(http.StatusOK)
 	if req.Method == http.MethodHead {
