@@ -101,7 +101,7 @@ func TestParseLimit(t *testing.T) {
 		{"007", 7, false},
 		{" 10 ", 10, false},
 		{"9223372036854775807", 50, false},
-		{"9223372036854775808", 50, false},               // beyond int64: still an integer
+		{"9223372036854775808", 50, false}, // beyond int64: still an integer
 		{"99999999999999999999999999999999999", 50, false}, // far beyond
 		{"-99999999999999999999999999999999999", 25, false},
 		{"abc", 0, true},
