@@ -1,0 +1,328 @@
+package edge
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/config"
+)
+
+func TestBearerToken(t *testing.T) {
+	tests := []struct {
+		values []string
+		token  string
+		ok     bool
+	}{
+		{nil, "", false},
+		{[]string{""}, "", false},
+		{[]string{"Bearer abc"}, "abc", true},
+		{[]string{"bearer abc"}, "abc", true},
+		{[]string{"BEARER abc"}, "abc", true},
+		{[]string{"Bearer   abc"}, "abc", true},
+		{[]string{"Bearer"}, "", false},
+		{[]string{"Bearer "}, "", false},
+		{[]string{"Bearer abc def"}, "", false},
+		{[]string{"Bearer abc "}, "", false},
+		{[]string{"Bearer\tabc"}, "", false},
+		{[]string{"Bearer abc\tdef"}, "", false},
+		{[]string{"Basic abc"}, "", false},
+		{[]string{"Bearerabc"}, "", false},
+		{[]string{"abc"}, "", false},
+		{[]string{"Bearer abc", "Bearer abc"}, "", false},
+	}
+	for _, tt := range tests {
+		token, ok := bearerToken(http.Header{"Authorization": tt.values})
+		if diff := cmp.Diff([]any{tt.token, tt.ok}, []any{token, ok}); diff != "" {
+			t.Errorf("bearerToken(%q) mismatch (-want +got):\n%s", tt.values, diff)
+		}
+	}
+}
+
+// TestAuthRejects: every missing, malformed, unknown or misplaced token is 401 with
+// WWW-Authenticate: Bearer (D21, D22), on every route of the group.
+func TestAuthRejects(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	tok := env.token
+	unknown, err := apitoken.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same characters with the last one changed: the checksum no longer matches.
+	last := tok[len(tok)-1]
+	flipped := tok[:len(tok)-1] + map[bool]string{true: "B", false: "A"}[last == 'A']
+	inQuery := course1 + "?token=" + tok + "&api_token=" + tok + "&access_token=" + tok + "&bearer=" + tok
+	tests := []struct {
+		name   string
+		target string
+		auth   []string
+	}{
+		{"no header", course1, nil},
+		{"empty header", course1, []string{""}},
+		{"basic scheme", course1, []string{"Basic " + tok}},
+		{"token scheme", course1, []string{"Token " + tok}},
+		{"bare token", course1, []string{tok}},
+		{"bearer without token", course1, []string{"Bearer"}},
+		{"bearer and a space", course1, []string{"Bearer "}},
+		{"tab after bearer", course1, []string{"Bearer\t" + tok}},
+		{"two tokens", course1, []string{"Bearer " + tok + " " + tok}},
+		{"two headers", course1, []string{"Bearer " + tok, "Bearer " + tok}},
+		{"malformed", course1, []string{"Bearer not-a-token"}},
+		{"prefix only", course1, []string{"Bearer pcat_"}},
+		{"bad checksum", course1, []string{"Bearer " + flipped}},
+		{"unknown well-formed", course1, []string{"Bearer " + unknown}},
+		{"token in the query string", inQuery, nil},
+		{"token in the query string and a bad header", inQuery, []string{"Bearer " + unknown}},
+		{"course list", "/api/v2/public/courses", nil},
+		{"search", "/api/v2/public/classes?search=a", nil},
+		{"unknown path in the group", "/api/v2/public/nope", nil},
+	}
+	for _, tt := range tests {
+		got := env.send(req{target: tt.target, auth: tt.auth})
+		if diff := cmp.Diff(unauth, got); diff != "" {
+			t.Errorf("%s: GET %s with Authorization %q mismatch (-want +got):\n%s", tt.name, tt.target, tt.auth, diff)
+		}
+	}
+}
+
+// TestAuthAccepts: the scheme in any case (D21); every authenticated answer, an error one
+// included, carries the limit and what remains after it (D23).
+func TestAuthAccepts(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	tok := env.token
+	tests := []struct {
+		auth string
+		want response
+	}{
+		{"Bearer " + tok, ok("59")},
+		{"bearer " + tok, ok("58")},
+		{"BEARER " + tok, ok("57")},
+		{"bEaReR " + tok, ok("56")},
+		{"Bearer  " + tok, ok("55")}, // RFC 7235: one or more spaces
+	}
+	for _, tt := range tests {
+		got := env.send(req{target: course1, auth: []string{tt.auth}})
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("GET %s with Authorization %q mismatch (-want +got):\n%s", course1, tt.auth, diff)
+		}
+	}
+	for i, target := range []string{"/api/v2/public/course/999", "/api/v2/public/nope"} {
+		got := env.send(req{target: target, auth: env.bearer()})
+		got.Body = "" // the 404 messages are the static handlers' to test
+		want := response{Status: 404, Headers: map[string]string{"Content-Type": jsonContentType,
+			"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": strconv.Itoa(54 - i)}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("GET %s with a token mismatch (-want +got):\n%s", target, diff)
+		}
+	}
+}
+
+// TestRevokedToken: a revoked token works until the next refresh of the token hashes and
+// never after; a token issued after start works from the next refresh. The request path
+// itself never reads the database.
+func TestRevokedToken(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	otherID, other := env.issue(t, "issued after start")
+	if got := env.send(req{target: course1, auth: []string{"Bearer " + other}}); got.Status != 401 {
+		t.Errorf("token issued after start, before a refresh: status %d, want 401", got.Status)
+	}
+	env.refreshTokens(t)
+	if err := apitoken.Revoke(context.Background(), env.conn, env.tokenID); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.send(req{target: course1, auth: env.bearer()}); got.Status != 200 {
+		t.Errorf("revoked token before a refresh: status %d, want 200 (the set in memory)", got.Status)
+	}
+	env.refreshTokens(t)
+	if diff := cmp.Diff(unauth, env.send(req{target: course1, auth: env.bearer()})); diff != "" {
+		t.Errorf("revoked token after a refresh mismatch (-want +got):\n%s", diff)
+	}
+	if got := env.send(req{target: course1, auth: []string{"Bearer " + other}}); got.Status != 200 {
+		t.Errorf("token %d after the refresh: status %d, want 200", otherID, got.Status)
+	}
+}
+
+// TestRevokedTokenByPoller: the poller started by Start applies a revocation within
+// edge.token_refresh, with no help from the test (D22). The poller runs on real time, so
+// this waits for it, with a deadline far above the interval.
+func TestRevokedTokenByPoller(t *testing.T) {
+	env := newAuthEnv(t, func(c *config.Config) { c.Edge.TokenRefresh = 20 * time.Millisecond })
+	if got := env.send(req{target: course1, auth: env.bearer()}); got.Status != 200 {
+		t.Fatalf("active token: status %d, want 200", got.Status)
+	}
+	if err := apitoken.Revoke(context.Background(), env.conn, env.tokenID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for env.send(req{target: course1, auth: env.bearer()}).Status != 401 {
+		if time.Now().After(deadline) {
+			t.Fatal("revoked token still accepted 10 s after revocation with token_refresh 20ms")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRateLimitPerToken: 60 accepted requests in any rolling minute; the 61st gets 429 with
+// Retry-After and X-RateLimit-Reset; rejected requests do not consume; the window slides
+// (D23).
+func TestRateLimitPerToken(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	// One request every half second from +0 to +29.5 s: all accepted.
+	for i := range 60 {
+		env.clock.at(time.Duration(i) * 500 * time.Millisecond)
+		got := env.send(req{target: course1, auth: env.bearer()})
+		if diff := cmp.Diff(ok(strconv.Itoa(59-i)), got); diff != "" {
+			t.Fatalf("request %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+	}
+	tooMany := func(retryAfter string, reset int64) response {
+		return response{Status: 429, Body: bodyTooMany, Headers: map[string]string{
+			"Content-Type": jsonContentType, "X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0",
+			"Retry-After": retryAfter, "X-RateLimit-Reset": strconv.FormatInt(reset, 10)}}
+	}
+	steps := []struct {
+		at   time.Duration
+		want response
+	}{
+		// The first request (at +0) leaves the window at +60.
+		{30 * time.Second, tooMany("30", authT0Unix+60)},
+		{45500 * time.Millisecond, tooMany("15", authT0Unix+60)}, // 14.5 s, rounded up
+		{59 * time.Second, tooMany("1", authT0Unix+60)},
+		// A fixed window would now accept 60 more; the sliding one has room for one.
+		{60 * time.Second, ok("0")},
+		{60 * time.Second, tooMany("1", authT0Unix+61)}, // +0.5 s leaves at +60.5
+		{60500 * time.Millisecond, ok("0")},
+		// All of +1 … +29.5 have left by +89.5; +60 and +60.5 are still in.
+		{89500 * time.Millisecond, ok("57")},
+	}
+	for i, s := range steps {
+		env.clock.at(s.at)
+		got := env.send(req{target: course1, auth: env.bearer()})
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Errorf("step %d at +%s mismatch (-want +got):\n%s", i, s.at, diff)
+		}
+	}
+}
+
+// TestRateLimitKeyedByToken: each token has its own allowance, whatever the address.
+func TestRateLimitKeyedByToken(t *testing.T) {
+	env := newAuthEnv(t, func(c *config.Config) { c.Edge.RateLimit = 2 })
+	_, other := env.issue(t, "second application")
+	env.refreshTokens(t)
+	for range 2 {
+		env.send(req{target: course1, auth: env.bearer()})
+	}
+	if got := env.send(req{target: course1, auth: env.bearer(), remote: "198.51.100.7:4000"}); got.Status != 429 {
+		t.Errorf("third request of the first token from another address: status %d, want 429", got.Status)
+	}
+	got := env.send(req{target: course1, auth: []string{"Bearer " + other}})
+	want := response{Status: 200, Body: authCourse, Headers: map[string]string{
+		"Content-Type": jsonContentType, "X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("first request of the second token mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestFailedAuthLimitedPerAddress: an address gets 401 for its first 60 failures in a
+// rolling minute and 429 after (D23). Once limited, the address gets 429 even with a valid
+// token (otherwise the difference would tell a guesser it had found one); other addresses
+// are not affected, and X-Forwarded-For does not make a fresh address.
+func TestFailedAuthLimitedPerAddress(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	bad := []string{"Bearer pcat_guess"}
+	for i := range 60 {
+		env.clock.at(time.Duration(i) * time.Second)
+		if diff := cmp.Diff(unauth, env.send(req{target: course1, auth: bad})); diff != "" {
+			t.Fatalf("failure %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+	}
+	limited := func(retryAfter string, reset int64) response {
+		return response{Status: 429, Body: bodyTooMany, Headers: map[string]string{"Content-Type": jsonContentType,
+			"Retry-After": retryAfter, "X-RateLimit-Reset": strconv.FormatInt(reset, 10)}}
+	}
+	spoofed := map[string]string{"X-Forwarded-For": "203.0.113.9", "X-Real-IP": "203.0.113.9"}
+	steps := []struct {
+		name string
+		at   time.Duration
+		r    req
+		want response
+	}{
+		{"61st failure", 59 * time.Second, req{target: course1, auth: bad}, limited("1", authT0Unix+60)},
+		{"no header", 59 * time.Second, req{target: course1}, limited("1", authT0Unix+60)},
+		{"forwarded-for claims another address", 59 * time.Second, req{target: course1, auth: bad, header: spoofed}, limited("1", authT0Unix+60)},
+		{"valid token", 59 * time.Second, req{target: course1, auth: env.bearer()}, limited("1", authT0Unix+60)},
+		{"another address", 59 * time.Second, req{target: course1, auth: bad, remote: "198.51.100.7:4000"}, unauth},
+		{"valid token from another address", 59 * time.Second, req{target: course1, auth: env.bearer(), remote: "[2001:db8::1]:443"}, ok("59")},
+		// The failure at +0 has left the window: one more failure is allowed, then 429.
+		{"after the first failure left", 60 * time.Second, req{target: course1, auth: bad}, unauth},
+		{"window full again", 60 * time.Second, req{target: course1, auth: bad}, limited("1", authT0Unix+61)},
+		{"valid token once a failure left", 61 * time.Second, req{target: course1, auth: env.bearer()}, ok("58")},
+	}
+	for _, s := range steps {
+		env.clock.at(s.at)
+		if diff := cmp.Diff(s.want, env.send(s.r)); diff != "" {
+			t.Errorf("%s at +%s mismatch (-want +got):\n%s", s.name, s.at, diff)
+		}
+	}
+}
+
+// TestTokenSetSurvivesDatabaseDown: when the replica cannot be read, the last token set
+// stays in force and the failure is logged.
+func TestTokenSetSurvivesDatabaseDown(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	dropDatabase(t, env.dbURL)
+	if err := env.s.auth.refresh(context.Background()); err == nil {
+		t.Fatal("refresh with the database dropped succeeded, want an error")
+	}
+	env.s.auth.logResult(env.s.auth.refresh(context.Background()))
+	if diff := cmp.Diff(ok("59"), env.send(req{target: course1, auth: env.bearer()})); diff != "" {
+		t.Errorf("token loaded before the database went away mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(unauth, env.send(req{target: course1, auth: []string{"Bearer pcat_guess"}})); diff != "" {
+		t.Errorf("bad token with the database down mismatch (-want +got):\n%s", diff)
+	}
+	if logs := env.logs.String(); !strings.Contains(logs, "API token refresh failed") {
+		t.Errorf("log does not report the failed refresh:\n%s", logs)
+	}
+}
+
+// TestTokensNeverLoaded: before the first token set is loaded no token can be checked, so
+// the answer is 503, not a 401 that would tell clients their token is bad.
+func TestTokensNeverLoaded(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	env.s.auth.tokens.Store(nil) // as after a start with the replica down
+	got := env.send(req{target: course1, auth: env.bearer()})
+	want := response{Status: 503, Body: `{"message":"The token list is not loaded yet. Try again shortly."}` + "\n",
+		Headers: map[string]string{"Content-Type": jsonContentType}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("GET %s before tokens are loaded mismatch (-want +got):\n%s", course1, diff)
+	}
+}
+
+// dropDatabase makes dbURL unreachable for good: its connections are ended and it is gone.
+func dropDatabase(t *testing.T, dbURL string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	u.Path = "/postgres"
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatalf("connect as admin: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		t.Fatalf("drop database: %v", err)
+	}
+}
