@@ -144,9 +144,15 @@ type testServer struct {
 // stops with the test.
 func newTestServer(t testing.TB, st store.Store, cfg config.Config) testServer {
 	t.Helper()
+	return newLoggedServer(t, st, cfg, io.Discard)
+}
+
+// newLoggedServer is newTestServer with the server's JSON log written to logs.
+func newLoggedServer(t testing.TB, st store.Store, cfg config.Config, logs io.Writer) testServer {
+	t.Helper()
 	replica, token := newReplica(t)
 	s, err := New(Options{Config: cfg, Store: st, Replica: replica, Templates: templates.MustDefault(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -196,4 +202,22 @@ func do(h http.Handler, method, target string, reqHeaders map[string]string, kee
 		}
 	}
 	return got
+}
+
+// syncBuffer collects log output written from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

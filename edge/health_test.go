@@ -1,0 +1,56 @@
+package edge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+)
+
+// TestNotReadyThenReady: with no snapshot anywhere the static reads and /readyz answer 503;
+// once one is published and loaded, 200.
+func TestNotReadyThenReady(t *testing.T) {
+	const unavailable = `{"message":"The catalogue is not loaded yet. Try again shortly."}` + "\n"
+	st := openStore(t, buildertest.NewLocalStore(t))
+	ts := newTestServer(t, st, testConfig())
+	keep := []string{"Content-Type", "Retry-After"}
+	json := map[string]string{"Content-Type": "application/json"}
+	retry := map[string]string{"Content-Type": "application/json", "Retry-After": "3600"}
+	before := []struct {
+		target string
+		want   response
+	}{
+		{"/healthz", response{200, json, `{"status":"ok"}` + "\n"}},
+		{"/readyz", response{503, json, `{"message":"No catalogue snapshot is loaded yet."}` + "\n"}},
+		{"/api/v2/public/courses", response{503, retry, unavailable}},
+		{"/api/v2/public/courses?type=Online", response{503, retry, unavailable}},
+		{"/api/v2/public/popular", response{503, retry, unavailable}},
+		{"/api/v2/public/course/1", response{503, retry, unavailable}},
+		{"/api/v2/public/class/7", response{503, retry, unavailable}},
+		// What is wrong with the request itself is said without a snapshot too.
+		{"/api/v2/public/class/x", response{404, json, `{"message":"Class not found."}` + "\n"}},
+		{"/api/v2/public/courses?type=x", response{400, json, `{"message":"The selected type is invalid. Allowed types: Online, Brick and Mortar, Blended."}` + "\n"}},
+	}
+	for _, tt := range before {
+		if diff := cmp.Diff(tt.want, ts.get("GET", tt.target, nil, keep...)); diff != "" {
+			t.Errorf("before: GET %s mismatch (-want +got):\n%s", tt.target, diff)
+		}
+	}
+
+	publish(t, st, fixtureA())
+	refresh(t, ts.Server)
+	after := []struct {
+		target string
+		want   response
+	}{
+		{"/healthz", response{200, json, `{"status":"ok"}` + "\n"}},
+		{"/readyz", response{200, json, `{"snapshot":"snap-a","status":"ok"}` + "\n"}},
+		{"/api/v2/public/course/1", response{200, json, `{"id":1,"snapshot":"snap-a"}`}},
+	}
+	for _, tt := range after {
+		if diff := cmp.Diff(tt.want, ts.get("GET", tt.target, nil, keep...)); diff != "" {
+			t.Errorf("after: GET %s mismatch (-want +got):\n%s", tt.target, diff)
+		}
+	}
+}
