@@ -43,8 +43,9 @@ type RunOptions struct {
 }
 
 // Run builds the catalogue once and publishes it as a new snapshot. It waits for any other
-// builder to finish first. On error nothing was published, except for an error that says
-// the snapshot is published and only collecting old ones failed.
+// builder to finish first; the result's Duration counts from the moment it holds the lock.
+// On error nothing was published, except for an error wrapping publish.ErrCollect, which
+// comes with the result of the publication.
 func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Result, error) {
 	opts = opts.withDefaults()
 	tpl, err := templates.Load(cfg.Templates.Dir)
@@ -63,6 +64,7 @@ func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Resul
 		return publish.Result{}, err
 	}
 	defer l.release()
+	began := time.Now()
 
 	st, err := openStore(ctx, cfg.Store)
 	if err != nil {
@@ -75,7 +77,11 @@ func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Resul
 	}
 	p := newPublisher(cfg, st, opts.Progress, opts.Now)
 	meta := publish.Meta{Today: today.Format(time.DateOnly), Timezone: cfg.Timezone, Counts: rendered.Counts}
-	return p.Publish(ctx, rendered.Docs, meta, opts.Force)
+	res, err := p.Publish(ctx, rendered.Docs, meta, opts.Force)
+	if res.SnapshotID != "" {
+		res.Duration = time.Since(began)
+	}
+	return res, err
 }
 
 // build reads the replica and renders every document for today.

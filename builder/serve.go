@@ -2,6 +2,7 @@ package builder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -65,6 +66,9 @@ func runLogged(ctx context.Context, cfg config.Config, opts ServeOptions) {
 	log := opts.Logger
 	res, err := Run(ctx, cfg, RunOptions{Logger: log, Now: opts.Now})
 	switch {
+	case errors.Is(err, publish.ErrCollect):
+		log.Warn("published snapshot, but collecting old ones failed; the next run tries again",
+			"snapshot", res.SnapshotID, "error", err.Error())
 	case err != nil && ctx.Err() != nil:
 		log.Info("build interrupted by shutdown; nothing was published", "error", err.Error())
 	case err != nil:

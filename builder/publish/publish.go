@@ -29,6 +29,10 @@ import (
 // requests in flight.
 const DefaultWorkers = 64
 
+// ErrCollect is wrapped by the error Publish returns when the snapshot is published but
+// deleting old snapshots failed; the next publication collects them.
+var ErrCollect = errors.New("collecting old snapshots failed")
+
 // ErrShrink is wrapped by the error that refuses a build which shrinks the catalogue by more
 // than MaxShrink.
 var ErrShrink = errors.New("catalogue shrank too much")
@@ -89,8 +93,8 @@ type Result struct {
 
 // Publish stores docs (route -> JSON bytes) as a new snapshot and makes it current. It
 // refuses, with an error wrapping ErrShrink, a build whose course or class count fell by
-// more than MaxShrink against the current snapshot, unless force is set. Any error returned
-// before the pointer is written means nothing was published.
+// more than MaxShrink against the current snapshot, unless force is set. An error means
+// nothing was published, except one wrapping ErrCollect, returned with a full Result.
 func (p *Publisher) Publish(ctx context.Context, docs map[string][]byte, meta Meta, force bool) (Result, error) {
 	start := p.now()
 	cur, err := p.current(ctx)
@@ -127,7 +131,7 @@ func (p *Publisher) Publish(ctx context.Context, docs map[string][]byte, meta Me
 	res.Collected = collected
 	res.Duration = p.now().Sub(start)
 	if err != nil {
-		return res, fmt.Errorf("snapshot %s is published, but collecting old snapshots failed: %w", m.ID, err)
+		return res, fmt.Errorf("snapshot %s is published, but %w: %w", m.ID, ErrCollect, err)
 	}
 	return res, nil
 }

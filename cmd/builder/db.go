@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/builder/seed"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// connect opens a connection to the primary, which the admin commands write to.
+func connect(ctx context.Context, cfg config.Config) (*pgx.Conn, error) {
+	if cfg.Database.URL == "" {
+		return nil, fmt.Errorf("database.url: must be set (--database-url or %s)", config.EnvName("database.url"))
+	}
+	conn, err := pgx.Connect(ctx, cfg.Database.URL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	return conn, nil
+}
+
+// cmdMigrate applies the reference schema; a second run changes nothing.
+func cmdMigrate(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "migrate", dbKeys...)
+	cfg, _, err := setup(fs, cf, args, 0, 0)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	tpl, err := templates.Load(cfg.Templates.Dir)
+	if err != nil {
+		return err
+	}
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := seed.Migrate(ctx, conn, tpl); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	fmt.Fprintln(e.stdout, "schema is up to date")
+	return nil
+}
+
+// cmdSeed fills the reference schema with deterministic sample data.
+func cmdSeed(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "seed", dbKeys...)
+	var o seed.Options
+	fs.IntVar(&o.Courses, "courses", 200, "number of courses")
+	fs.IntVar(&o.Classes, "classes", 5000, "number of classes")
+	fs.IntVar(&o.Registrations, "registrations", 40000, "number of registrations")
+	fs.Int64Var(&o.Seed, "seed", 1, "random seed: the same options always give the same data")
+	fs.BoolVar(&o.Reset, "reset", false, "empty the catalogue tables first (api_tokens are kept)")
+	cfg, _, err := setup(fs, cf, args, 0, 0)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	o.Today = cfg.Today(time.Now())
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	st, err := seed.Seed(ctx, conn, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "seeded %d courses, %d locations, %d rooms, %d classes, %d registrations in %.2fs\n",
+		st.Courses, st.Locations, st.Rooms, st.Classes, st.Registrations, st.Duration.Seconds())
+	return nil
+}
+
+// tokenCreate issues a token. The token is the last line of stdout, so that scripts can
+// take it with tail -n 1; it is never stored, so it is shown only this once.
+func tokenCreate(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "token create", "database.url")
+	name := fs.String("name", "", "the application the token is issued to (required)")
+	cfg, _, err := setup(fs, cf, args, 0, 0)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	if *name == "" {
+		return usagef("token create: --name is required")
+	}
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	id, token, err := apitoken.Create(ctx, conn, *name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "token %d issued to %q. It is shown only once, now: store it safely.\n", id, *name)
+	fmt.Fprintln(e.stdout, token)
+	return nil
+}
+
+// tokenList lists the tokens; the tokens themselves are not stored, so never shown.
+func tokenList(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "token list", "database.url")
+	cfg, _, err := setup(fs, cf, args, 0, 0)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	infos, err := apitoken.List(ctx, conn)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCREATED\tREVOKED")
+	for _, i := range infos {
+		revoked := "-"
+		if i.RevokedAt != nil {
+			revoked = i.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i.ID, i.Name, i.CreatedAt.UTC().Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}
+
+// tokenRevoke revokes one token by id.
+func tokenRevoke(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "token revoke", "database.url")
+	cfg, pos, err := setup(fs, cf, args, 1, 1)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("token revoke: ID must be a positive integer (got %q)", pos[0])
+	}
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := apitoken.Revoke(ctx, conn, id); err != nil {
+		if errors.Is(err, apitoken.ErrAlreadyRevoked) {
+			fmt.Fprintf(e.stdout, "token %d was already revoked\n", id)
+			return nil
+		}
+		return err
+	}
+	fmt.Fprintf(e.stdout, "token %d revoked; the edge refuses it within edge.token_refresh (at most 30 s)\n", id)
+	return nil
+}
