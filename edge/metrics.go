@@ -44,6 +44,7 @@ type routeStatus struct {
 }
 
 type routeObservers struct {
+	label   string // the route label: the pattern, or "unmatched"
 	count   prometheus.Counter
 	latency prometheus.Observer
 }
@@ -141,9 +142,9 @@ func (m *metrics) limited(scope string) {
 	m.limitedAddr.Inc()
 }
 
-// observe counts one answered request. route is the Echo route pattern, never the raw
-// path, so that the number of series stays that of the routes.
-func (m *metrics) observe(e *echo.Echo, route string, status int, d time.Duration) {
+// observe counts one answered request and returns its route label. route is the Echo
+// route pattern, never the raw path, so that the number of series stays that of the routes.
+func (m *metrics) observe(e *echo.Echo, route string, status int, d time.Duration) string {
 	k := routeStatus{route, status}
 	o, ok := (*m.routes.Load())[k]
 	if !ok {
@@ -151,6 +152,7 @@ func (m *metrics) observe(e *echo.Echo, route string, status int, d time.Duratio
 	}
 	o.count.Inc()
 	o.latency.Observe(d.Seconds())
+	return o.label
 }
 
 // addRoute creates the observers of k. A pattern that names no route (the empty pattern
@@ -170,6 +172,7 @@ func (m *metrics) addRoute(e *echo.Echo, k routeStatus) routeObservers {
 		}
 	}
 	o := routeObservers{
+		label:   label,
 		count:   m.requests.WithLabelValues(label, strconv.Itoa(k.status)),
 		latency: m.latency.WithLabelValues(label),
 	}

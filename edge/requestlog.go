@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
 )
 
 // middleware gives every request an id, counts and times it, and writes one log line for
@@ -32,10 +34,10 @@ func (m *metrics) middleware(s *Server) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			d := time.Since(start)
-			m.observe(c.Echo(), c.Path(), res.Status, d)
+			route := m.observe(c.Echo(), c.Path(), res.Status, d)
 			s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
 				slog.String("method", req.Method),
-				slog.String("route", c.Path()),
+				slog.String("route", route),
 				slog.String("path", req.URL.Path),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size),
@@ -67,9 +69,10 @@ const maxRequestIDLen = 64
 
 // from returns the client's X-Request-ID when it is a sane short token (so that a caller
 // can follow its request through our logs) and a new id otherwise: anything longer or with
-// other characters could forge or flood log lines.
+// other characters could forge or flood log lines, and an API token sent there by mistake
+// must not reach the log.
 func (g *requestIDs) from(h http.Header) string {
-	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) {
+	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) && !apitoken.Valid(v[0]) {
 		return v[0]
 	}
 	var buf [32]byte

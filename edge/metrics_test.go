@@ -1,0 +1,122 @@
+package edge
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/trainingco/catalogue/config"
+)
+
+// TestMetrics: after a few requests /metrics exposes every collector with the route
+// pattern (never the raw path) and status as labels.
+func TestMetrics(t *testing.T) {
+	env := newAuthEnv(t, func(c *config.Config) { c.Edge.RateLimit = 3 })
+	for _, r := range []req{
+		{target: course1, auth: env.bearer()},                     // 200
+		{target: course1 + "?x=1", auth: env.bearer()},            // 200
+		{target: "/api/v2/public/course/999", auth: env.bearer()}, // 404 after authentication
+		{target: course1, auth: env.bearer()},                     // 429: the fourth in the minute
+		{target: course1},                                         // 401
+		{target: "/nope"},                                         // 404, no route
+		{target: "/healthz"},
+	} {
+		env.send(r)
+	}
+	env.s.metrics.observeSearch(150 * time.Millisecond)
+
+	const course = `/api/v2/public/course/:id`
+	want := map[string]float64{
+		`catalogue_edge_requests_total{route="` + course + `",status="200"}`:    2,
+		`catalogue_edge_requests_total{route="` + course + `",status="404"}`:    1,
+		`catalogue_edge_requests_total{route="` + course + `",status="429"}`:    1,
+		`catalogue_edge_requests_total{route="` + course + `",status="401"}`:    1,
+		`catalogue_edge_requests_total{route="unmatched",status="404"}`:         1,
+		`catalogue_edge_requests_total{route="/healthz",status="200"}`:          1,
+		`catalogue_edge_request_duration_seconds_count{route="` + course + `"}`: 5,
+		`catalogue_edge_request_duration_seconds_count{route="unmatched"}`:      1,
+		`catalogue_edge_request_duration_seconds_count{route="/healthz"}`:       1,
+		`catalogue_edge_rate_limited_total{scope="token"}`:                      1,
+		`catalogue_edge_rate_limited_total{scope="address"}`:                    0,
+		`catalogue_edge_unauthenticated_total{}`:                                1,
+		`catalogue_edge_search_duration_seconds_count{}`:                        1,
+		`catalogue_edge_search_duration_seconds_sum{}`:                          0.15,
+		`catalogue_edge_snapshot_info{snapshot="snap-auth"}`:                    1,
+		`catalogue_edge_snapshot_built_timestamp_seconds{}`:                     1803902400, // 2027-03-01T12:00:00Z
+	}
+	fams := scrape(t, env)
+	if diff := cmp.Diff(want, flatten(fams, "catalogue_edge_")); diff != "" {
+		t.Errorf("GET /metrics mismatch (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"go_goroutines", "process_start_time_seconds"} {
+		if _, ok := fams[name]; !ok {
+			t.Errorf("GET /metrics has no %s", name)
+		}
+	}
+
+	// A new snapshot replaces the old one's series rather than adding to them.
+	env.s.metrics.snapshotLoaded("snap-b", time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC))
+	got := flatten(scrape(t, env), "catalogue_edge_snapshot_")
+	want = map[string]float64{
+		`catalogue_edge_snapshot_info{snapshot="snap-b"}`:   1,
+		`catalogue_edge_snapshot_built_timestamp_seconds{}`: 1803945600, // 2027-03-02T00:00:00Z
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("snapshot metrics after snapshotLoaded(snap-b) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// scrape fetches /metrics through the server and parses it.
+func scrape(t *testing.T, env *authEnv) map[string]*dto.MetricFamily {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	env.s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("GET /metrics: status %d\n%s", rec.Code, rec.Body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("parse /metrics: %v", err)
+	}
+	return fams
+}
+
+// flatten turns the families whose names start with prefix into `name{labels}` -> value;
+// a histogram gives its _count and _sum.
+func flatten(fams map[string]*dto.MetricFamily, prefix string) map[string]float64 {
+	out := map[string]float64{}
+	for name, f := range fams {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		for _, m := range f.Metric {
+			var labels []string
+			for _, l := range m.Label {
+				labels = append(labels, l.GetName()+`="`+l.GetValue()+`"`)
+			}
+			sort.Strings(labels)
+			ls := "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.Counter != nil:
+				out[name+ls] = m.Counter.GetValue()
+			case m.Gauge != nil:
+				out[name+ls] = m.Gauge.GetValue()
+			case m.Histogram != nil:
+				out[name+"_count"+ls] = float64(m.Histogram.GetSampleCount())
+				if name == "catalogue_edge_search_duration_seconds" {
+					out[name+"_sum"+ls] = m.Histogram.GetSampleSum()
+				}
+			}
+		}
+	}
+	return out
+}
