@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/store"
+)
+
+// runCmd runs the program with args and returns what it printed.
+func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func mustRunCmd(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, err := runCmd(t, args...)
+	if err != nil {
+		t.Fatalf("builder %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// writeConfig writes a configuration file naming dbURL and the store.
+func writeConfig(t *testing.T, dbURL, storeURL, endpoint string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "catalogue.yaml")
+	yaml := fmt.Sprintf("database:\n  url: %q\nstore:\n  url: %q\n  endpoint: %q\nbuilder:\n  keep: 3\n", dbURL, storeURL, endpoint)
+	if err := os.WriteFile(f, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+var summary = regexp.MustCompile(`^snapshot (\S+): (\d+) documents, (\d+) new objects stored, (\d+) bytes, [0-9]+\.[0-9]{2}s\n$`)
+
+func TestCommandsEndToEnd(t *testing.T) {
+	for name, st := range buildertest.Stores(t) {
+		t.Run(name, func(t *testing.T) {
+			conf := writeConfig(t, buildertest.NewDatabase(t), st.URL, st.Endpoint)
+			c := []string{"--config", conf}
+
+			for range 2 {
+				if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); out != "schema is up to date\n" {
+					t.Errorf("migrate printed %q", out)
+				}
+			}
+			mustRunCmd(t, append([]string{"seed", "--courses", "6", "--classes", "40", "--registrations", "90", "--seed", "7"}, c...)...)
+
+			// The token is the last line, after a warning that it is shown once.
+			out := mustRunCmd(t, append([]string{"token", "create", "--name", "kiosk"}, c...)...)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			token := lines[len(lines)-1]
+			if len(lines) != 2 || !apitoken.Valid(token) || !strings.Contains(lines[0], "shown only once") {
+				t.Fatalf("token create printed %q, want a warning line and then a valid token", out)
+			}
+			list := mustRunCmd(t, append([]string{"token", "list"}, c...)...)
+			if !strings.Contains(list, "kiosk") || strings.Contains(list, token) {
+				t.Errorf("token list = %q, want the name kiosk and never the token", list)
+			}
+			mustRunCmd(t, append([]string{"token", "revoke", "1"}, c...)...)
+			if list := mustRunCmd(t, append([]string{"token", "list"}, c...)...); strings.Contains(list, " -\n") {
+				t.Errorf("token list after revoke = %q, want a revocation time", list)
+			}
+
+			first := summary.FindStringSubmatch(mustRunCmd(t, append([]string{"run"}, c...)...))
+			second := summary.FindStringSubmatch(mustRunCmd(t, append([]string{"run"}, c...)...))
+			if first == nil || second == nil {
+				t.Fatalf("run summaries = %q, %q; want the summary line shape", first, second)
+			}
+			if first[3] == "0" || first[3] != countObjects(t, st.URL, conf) || second[3] != "0" || second[4] != "0" {
+				t.Errorf("objects stored by the first and second run = %s, %s (bytes %s); want all then 0", first[3], second[3], second[4])
+			}
+
+			status := mustRunCmd(t, append([]string{"status"}, c...)...)
+			if !strings.Contains(status, "current: "+second[1]+"\n") || !strings.Contains(status, "  "+first[1]+"  ") {
+				t.Errorf("status = %q, want %s current and %s kept", status, second[1], first[1])
+			}
+			if out := mustRunCmd(t, append([]string{"rollback"}, c...)...); out != "snapshot "+first[1]+" is current\n" {
+				t.Errorf("rollback printed %q, want %s current", out, first[1])
+			}
+			if _, _, err := runCmd(t, append([]string{"rollback"}, c...)...); err == nil {
+				t.Errorf("rollback with no earlier snapshot succeeded")
+			}
+			// A flag after the positional argument works too.
+			if out := mustRunCmd(t, "rollback", second[1], "--config", conf); out != "snapshot "+second[1]+" is current\n" {
+				t.Errorf("rollback %s printed %q", second[1], out)
+			}
+		})
+	}
+}
+
+// countObjects returns, as a string, how many document objects the store of conf holds.
+func countObjects(t *testing.T, storeURL, conf string) string {
+	t.Helper()
+	cfg, err := (&configFlags{path: conf}).load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(context.Background(), cfg.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := s.List(context.Background(), "objects/")
+	if err != nil {
+		t.Fatalf("List %s: %v", storeURL, err)
+	}
+	return fmt.Sprint(len(keys))
+}
+
+func TestUsage(t *testing.T) {
+	t.Setenv("CATALOGUE_DATABASE_URL", "")
+	t.Setenv("CATALOGUE_REPLICA_URL", "")
+	tests := []struct {
+		args      []string
+		wantUsage bool   // a misuse: exit status 2
+		wantErr   string // "" means success
+		wantOut   string // in stdout
+	}{
+		{args: nil, wantUsage: true, wantErr: "no command given"},
+		{args: []string{"help"}, wantOut: "token revoke ID"},
+		{args: []string{"bogus"}, wantUsage: true, wantErr: `unknown command "bogus"`},
+		{args: []string{"run", "extra"}, wantUsage: true, wantErr: "wrong number of arguments"},
+		{args: []string{"run", "--no-such-flag"}, wantUsage: true, wantErr: "no-such-flag"},
+		{args: []string{"token"}, wantUsage: true, wantErr: "missing subcommand"},
+		{args: []string{"token", "revoke", "abc"}, wantUsage: true, wantErr: "positive integer"},
+		{args: []string{"token", "create"}, wantUsage: true, wantErr: "--name is required"},
+		{args: []string{"run"}, wantErr: "database.url: must be set"},
+		{args: []string{"run", "--keep", "0", "--database-url", "postgres://x@127.0.0.1:1/x"}, wantErr: "builder.keep: must be >= 1"},
+	}
+	for _, tt := range tests {
+		out, _, err := runCmd(t, tt.args...)
+		if tt.wantErr == "" {
+			if err != nil || !strings.Contains(out, tt.wantOut) {
+				t.Errorf("builder %q = %v, stdout %q; want success printing %q", tt.args, err, out, tt.wantOut)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) || errors.As(err, new(usageError)) != tt.wantUsage {
+			t.Errorf("builder %q = %v; want an error containing %q (misuse: %v)", tt.args, err, tt.wantErr, tt.wantUsage)
+		}
+		if tt.args != nil && tt.args[0] == "run" && out != "" {
+			t.Errorf("failed builder %q printed %q on stdout, want nothing", tt.args, out)
+		}
+	}
+}
