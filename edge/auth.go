@@ -135,9 +135,6 @@ func (a *authenticator) logResult(err error) {
 	}
 }
 
-// loaded reports whether a token set has been loaded; until then no token can be checked.
-func (a *authenticator) loaded() bool { return a.tokens.Load() != nil }
-
 // middleware admits a request with an active token and within its token's limit.
 //
 // An address that has used up its allowance of failed authentications gets 429 before its
