@@ -13,7 +13,7 @@ import (
 )
 
 // tempPrefix starts the name of every file that Put has not renamed into place yet. List
-// skips such files and validKey refuses keys whose last segment starts with it, so a file
+// skips such files and validKey refuses keys with a segment that starts with it, so a file
 // left behind by a process killed mid-write is never mistaken for an object.
 const tempPrefix = ".tmp-"
 

@@ -19,7 +19,7 @@ import (
 
 // rawClient returns a plain SDK client for the test MinIO, to look at what the store wrote
 // without going through it.
-func rawClient(t *testing.T, ctx context.Context, cfg config.Store) *s3.Client {
+func rawClient(t testing.TB, ctx context.Context, cfg config.Store) *s3.Client {
 	t.Helper()
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.Region))
 	if err != nil {
@@ -31,7 +31,7 @@ func rawClient(t *testing.T, ctx context.Context, cfg config.Store) *s3.Client {
 	})
 }
 
-func bucketOf(t *testing.T, cfg config.Store) string {
+func bucketOf(t testing.TB, cfg config.Store) string {
 	t.Helper()
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
@@ -43,7 +43,7 @@ func bucketOf(t *testing.T, cfg config.Store) string {
 // TestS3NeedsEnsure: buildertest hands out a bucket that does not exist; nothing works on
 // it until Ensure creates it, and a missing bucket is an error, not "no such object".
 func TestS3NeedsEnsure(t *testing.T) {
-	cfg := buildertest.NewS3Store(t)
+	cfg := newS3Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := store.NewS3(ctx, cfg)
@@ -70,7 +70,7 @@ func TestS3NeedsEnsure(t *testing.T) {
 // TestS3Layout checks what lands in the bucket: every key under the prefix, JSON documents
 // typed as JSON, and objects beside the prefix left out of List.
 func TestS3Layout(t *testing.T) {
-	cfg := buildertest.NewS3Store(t)
+	cfg := newS3Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := store.NewS3(ctx, cfg)
@@ -145,4 +145,32 @@ func TestS3String(t *testing.T) {
 			t.Errorf("NewS3(%q).String() mismatch (-want +got):\n%s", tt.cfg.URL, diff)
 		}
 	}
+}
+
+// newS3Store is buildertest.NewS3Store with the bucket and everything in it removed when
+// the test ends, so repeated runs do not pile up buckets on a shared MinIO.
+func newS3Store(t testing.TB) config.Store {
+	cfg := buildertest.NewS3Store(t)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		bucket := bucketOf(t, cfg)
+		whole, err := store.NewS3(ctx, config.Store{URL: "s3://" + bucket, Endpoint: cfg.Endpoint, Region: cfg.Region})
+		if err != nil {
+			t.Errorf("clean up bucket %s: %v", bucket, err)
+			return
+		}
+		keys, err := whole.List(ctx, "")
+		if err != nil { // the test never created the bucket
+			return
+		}
+		if err := whole.Delete(ctx, keys...); err != nil {
+			t.Errorf("clean up bucket %s: %v", bucket, err)
+			return
+		}
+		if _, err := rawClient(t, ctx, cfg).DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &bucket}); err != nil {
+			t.Errorf("clean up bucket %s: %v", bucket, err)
+		}
+	})
+	return cfg
 }

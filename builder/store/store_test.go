@@ -25,7 +25,7 @@ var kinds = []struct {
 	cfg  func(testing.TB) config.Store
 }{
 	{"local", buildertest.NewLocalStore},
-	{"s3", buildertest.NewS3Store},
+	{"s3", newS3Store},
 }
 
 // eachStore runs f once per kind, in parallel subtests, with a store opened through
@@ -379,36 +379,4 @@ func TestCanceledContext(t *testing.T) {
 			t.Errorf("Put with a canceled context = %v; want context.Canceled", err)
 		}
 	})
-}
-
-func TestOpen(t *testing.T) {
-	tests := []struct {
-		url  string
-		want string // the store's String, or "" when Open must fail
-	}{
-		{"file:///srv/catalogue", "file:///srv/catalogue"},
-		{"file://./data/catalogue", "file://data/catalogue"},
-		{"s3://bucket/catalogue", "s3://bucket/catalogue (endpoint http://127.0.0.1:9)"},
-		{"s3://bucket", "s3://bucket (endpoint http://127.0.0.1:9)"},
-		{"s3:///catalogue", ""},
-		{"http://bucket/catalogue", ""},
-		{"/srv/catalogue", ""},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		s, err := store.Open(context.Background(), config.Store{URL: tt.url, Endpoint: "http://127.0.0.1:9", Region: "us-east-1"})
-		if tt.want == "" {
-			if err == nil {
-				t.Errorf("Open(%q) = %v; want an error", tt.url, s)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("Open(%q): %v", tt.url, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, s.String()); diff != "" {
-			t.Errorf("Open(%q).String() mismatch (-want +got):\n%s", tt.url, diff)
-		}
-	}
 }
