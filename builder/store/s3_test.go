@@ -150,6 +150,7 @@ func TestS3String(t *testing.T) {
 // newS3Store is buildertest.NewS3Store with the bucket and everything in it removed when
 // the test ends, so repeated runs do not pile up buckets on a shared MinIO.
 func newS3Store(t testing.TB) config.Store {
+	t.Helper()
 	cfg := buildertest.NewS3Store(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
