@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -42,9 +41,9 @@ func newSearcher(s *Server) *searcher {
 func (h *searcher) handleSearch(c echo.Context) error {
 	var courseID int64
 	if hasParam(c, "id") {
-		id, ok := searchCourseID(c.Param("id"))
+		id, ok := parseID(c.Param("id"))
 		if !ok {
-			return fail(ErrNotFound, "Not Found.")
+			return fail(ErrNotFound, "Course not found.")
 		}
 		courseID = id
 	}
@@ -63,7 +62,7 @@ func (h *searcher) handleSearch(c echo.Context) error {
 		return failCause(ErrUnavailable, err, "The class search is temporarily unavailable. Please try again shortly.")
 	}
 	*bp = body
-	return writeJSON(c, body)
+	return h.write(c, body)
 }
 
 // hasParam reports whether the matched route has the path parameter name.
@@ -74,19 +73,6 @@ func hasParam(c echo.Context, name string) bool {
 		}
 	}
 	return false
-}
-
-// writeJSON writes a 200 JSON body; a HEAD request gets the same headers and no body.
-func writeJSON(c echo.Context, body []byte) error {
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	h.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
-	c.Response().WriteHeader(http.StatusOK)
-	if c.Request().Method == http.MethodHead {
-		return nil
-	}
-	_, err := c.Response().Write(body)
-	return err
 }
 
 // page runs the search for p within the search timeout and appends the response body

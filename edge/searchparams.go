@@ -184,30 +184,6 @@ func pageOffset(page, limit int64) int64 {
 	return (page - 1) * limit
 }
 
-// searchCourseID parses the per-course route's path id (D15): a positive base-10 integer of
-// ASCII digits without a leading zero that fits int64, as the static routes read theirs.
-// ok is false for anything else, which the route answers 404.
-//
-// TODO(merge): helper 5's edge/params.go parses the static routes' ids the same way; use
-// theirs once it lands so there is one parser.
-func searchCourseID(v string) (int64, bool) {
-	if v == "" || v[0] == '0' || len(v) > 19 {
-		return 0, false
-	}
-	var u uint64
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if u == 0 || u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
-}
-
 // likeEscaper makes %, _ and \ literal in an ILIKE pattern whose escape character is \ (D11).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 

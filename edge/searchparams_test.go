@@ -187,36 +187,6 @@ func TestPageOffset(t *testing.T) {
 	}
 }
 
-func TestSearchCourseID(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"1", 1, true},
-		{"42", 42, true},
-		{"9223372036854775807", math.MaxInt64, true},
-		{"9223372036854775808", 0, false},
-		{"99999999999999999999", 0, false},
-		{"0", 0, false},
-		{"00", 0, false},
-		{"01", 0, false},
-		{"", 0, false},
-		{"-1", 0, false},
-		{"+1", 0, false},
-		{"1.5", 0, false},
-		{"abc", 0, false},
-		{" 1", 0, false},
-		{"1e3", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := searchCourseID(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("searchCourseID(%q) = %d, %v, want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestEscapeLike(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", ""},
@@ -415,16 +385,18 @@ func FuzzParsePage(f *testing.F) {
 	})
 }
 
-func FuzzSearchCourseID(f *testing.F) {
+// FuzzSearchPathID holds parseID (params.go), which the per-course search shares with the
+// static routes, to strconv: a positive int64 written without sign or leading zero.
+func FuzzSearchPathID(f *testing.F) {
 	for _, s := range []string{"1", "0", "01", "-1", "+1", "abc", "9223372036854775807", "9223372036854775808", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := searchCourseID(s)
+		got, ok := parseID(s)
 		n, err := strconv.ParseInt(s, 10, 64)
 		want := err == nil && n > 0 && s[0] >= '1' && s[0] <= '9'
 		if ok != want || (ok && got != n) {
-			t.Fatalf("searchCourseID(%q) = %d, %v; want ok=%v (%d)", s, got, ok, want, n)
+			t.Fatalf("parseID(%q) = %d, %v; want ok=%v (%d)", s, got, ok, want, n)
 		}
 	})
 }
