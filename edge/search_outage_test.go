@@ -115,7 +115,7 @@ func TestSearchReplicaDown(t *testing.T) {
 
 	steps := []struct {
 		name string
-		cut func()
+		cut  func()
 	}{
 		{"hangs", func() { proxy.blackhole(); env.s.opts.Replica.Reset() }},
 		{"refuses", func() { proxy.refuse(); env.s.opts.Replica.Reset() }},
