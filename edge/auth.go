@@ -41,8 +41,10 @@ var bearer = header("Bearer")
 // on every authenticated request, and per client address on failed authentication.
 type authenticator struct {
 	s        *Server
+	every    time.Duration            // edge.token_refresh
 	tokens   atomic.Pointer[tokenSet] // nil until the first load succeeds
 	failures ratelimit.Limiter        // failed authentications per client address
+	retry    []string                 // Retry-After of a 503 before the first load
 
 	mu      sync.Mutex // serialises refreshes and lastErr
 	lastErr string     // the last load failure logged, so that a lasting one is logged once
@@ -62,7 +64,12 @@ func newAuthenticator(s *Server) *authenticator {
 	if limit <= 0 {
 		limit = 60
 	}
-	return &authenticator{s: s, failures: ratelimit.NewMemory(limit, time.Minute, s.now)}
+	every := s.cfg.TokenRefresh
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	return &authenticator{s: s, every: every, failures: ratelimit.NewMemory(limit, time.Minute, s.now),
+		retry: header(strconv.FormatInt(ceilSeconds(every), 10))}
 }
 
 // start loads the token hashes and then reloads them every edge.token_refresh until ctx
@@ -70,12 +77,8 @@ func newAuthenticator(s *Server) *authenticator {
 // cannot be read, the last set loaded stays in force.
 func (a *authenticator) start(ctx context.Context) {
 	a.logResult(a.refresh(ctx))
-	every := a.s.cfg.TokenRefresh
-	if every <= 0 {
-		every = 10 * time.Second
-	}
 	go func() {
-		t := time.NewTicker(every)
+		t := time.NewTicker(a.every)
 		defer t.Stop()
 		for {
 			select {
@@ -146,6 +149,8 @@ func (a *authenticator) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		set := a.tokens.Load()
 		if set == nil {
+			// Not 401: the token may well be good, and clients must not drop it.
+			c.Response().Header()[hdrRetryAfter] = a.retry
 			return fail(ErrUnavailable, "The token list is not loaded yet. Try again shortly.")
 		}
 		ctx := c.Request().Context()
@@ -231,9 +236,14 @@ func (a *authenticator) limit(c echo.Context, key string, next echo.HandlerFunc)
 func (a *authenticator) tooMany(c echo.Context, d ratelimit.Decision, scope string) error {
 	a.s.metrics.limited(scope)
 	h := c.Response().Header()
-	h[hdrRetryAfter] = []string{strconv.FormatInt(int64(d.RetryAfter/time.Second), 10)}
+	h[hdrRetryAfter] = []string{strconv.FormatInt(ceilSeconds(d.RetryAfter), 10)}
 	h[hdrReset] = []string{strconv.FormatInt(ceilUnix(d.ResetAt), 10)}
 	return fail(ErrRateLimited, "Too Many Attempts.")
+}
+
+// ceilSeconds is d in whole seconds, rounded up and at least one.
+func ceilSeconds(d time.Duration) int64 {
+	return max(1, int64((d+time.Second-1)/time.Second))
 }
 
 // ceilUnix is t in Unix seconds rounded up, so that a client waiting until then is accepted.

@@ -294,14 +294,24 @@ func TestTokenSetSurvivesDatabaseDown(t *testing.T) {
 	}
 }
 
-// TestTokensNeverLoaded: before the first token set is loaded no token can be checked, so
-// the answer is 503, not a 401 that would tell clients their token is bad.
+// TestTokensNeverLoaded: an edge started while the replica is down knows no token, so the
+// answer is 503, not a 401 that would tell clients their token is bad.
 func TestTokensNeverLoaded(t *testing.T) {
 	env := newAuthEnv(t, nil)
-	env.s.auth.tokens.Store(nil) // as after a start with the replica down
+	dropDatabase(t, env.dbURL)
+	// A second edge on the same store and the now unreachable replica.
+	s, err := New(Options{Config: env.s.opts.Config, Store: env.s.opts.Store, Replica: env.replica,
+		Templates: env.s.opts.Templates, Logger: env.s.log, Now: env.clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx)
+	env.s = s
 	got := env.send(req{target: course1, auth: env.bearer()})
 	want := response{Status: 503, Body: `{"message":"The token list is not loaded yet. Try again shortly."}` + "\n",
-		Headers: map[string]string{"Content-Type": jsonContentType}}
+		Headers: map[string]string{"Content-Type": jsonContentType, "Retry-After": "3600"}} // token_refresh 1h
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("GET %s before tokens are loaded mismatch (-want +got):\n%s", course1, diff)
 	}
