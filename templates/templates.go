@@ -32,13 +32,15 @@ const (
 // the catalogue's own api_tokens table and on the reference schema, so the embedded versions
 // are the ones used.
 const (
-	TokenCreate   = "token_create.sql"   // stores a token's hash, returns its id
-	TokenList     = "token_list.sql"     // every token without its hash
-	TokenRevoke   = "token_revoke.sql"   // revokes one token, says whether it existed
-	SeedOccupied  = "seed_occupied.sql"  // which reference tables already hold rows
-	SeedReset     = "seed_reset.sql"     // empties the reference tables (not api_tokens)
-	SeedSequences = "seed_sequences.sql" // moves identity sequences past the seeded ids
-	SeedAnalyze   = "seed_analyze.sql"   // refreshes planner statistics after a seed
+	TokenCreate   = "token_create.sql"    // stores a token's hash, returns its id
+	TokenList     = "token_list.sql"      // every token without its hash
+	TokenRevoke   = "token_revoke.sql"    // revokes one token, says whether it existed
+	SeedOccupied  = "seed_occupied.sql"   // which reference tables already hold rows
+	SeedReset     = "seed_reset.sql"      // empties the reference tables (not api_tokens)
+	SeedFKDrop    = "seed_fk_drop.sql"    // drops the seeded tables' foreign keys for the COPY
+	SeedFKRestore = "seed_fk_restore.sql" // adds them back, checking all rows at once
+	SeedSequences = "seed_sequences.sql"  // moves identity sequences past the seeded ids
+	SeedAnalyze   = "seed_analyze.sql"    // refreshes planner statistics after a seed
 )
 
 // Set is a loaded set of templates.

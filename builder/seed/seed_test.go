@@ -1,0 +1,140 @@
+package seed
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/templates"
+)
+
+var today = time.Date(2027, 3, 15, 0, 0, 0, 0, time.UTC)
+
+var small = Options{Courses: 60, Classes: 1500, Registrations: 12000, Seed: 7, Today: today}
+
+func connect(t *testing.T, dbURL string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func seeded(t *testing.T, o Options) *pgx.Conn {
+	t.Helper()
+	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	if _, err := Seed(context.Background(), conn, o); err != nil {
+		t.Fatalf("Seed(%+v): %v", o, err)
+	}
+	return conn
+}
+
+// schemaOf describes every column, index and constraint of the public schema.
+func schemaOf(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `
+		SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' ||
+		       COALESCE(column_default, '') || ' ' || is_identity
+		FROM information_schema.columns WHERE table_schema = 'public'
+		UNION ALL
+		SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
+		UNION ALL
+		SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+		FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatalf("describe schema: %v", err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("describe schema: %v", err)
+	}
+	return got
+}
+
+func TestMigrateTwiceIsANoOp(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t, buildertest.NewDatabase(t))
+	tpl := templates.MustDefault()
+	if err := Migrate(ctx, conn, tpl); err != nil {
+		t.Fatalf("first Migrate: %v", err)
+	}
+	first := schemaOf(t, conn)
+	if len(first) < 30 {
+		t.Fatalf("schema after Migrate has %d items, want the six tables with their columns:\n%v", len(first), first)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO courses (name, type) VALUES ('Intro to Python', 'Online')`); err != nil {
+		t.Fatalf("insert a course: %v", err)
+	}
+	if err := Migrate(ctx, conn, tpl); err != nil {
+		t.Fatalf("second Migrate: %v", err)
+	}
+	if diff := cmp.Diff(first, schemaOf(t, conn)); diff != "" {
+		t.Errorf("schema after a second Migrate mismatch (-want +got):\n%s", diff)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM courses`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("courses after a second Migrate = %d (%v), want the 1 row inserted before", n, err)
+	}
+}
+
+// counts returns the number of rows of each seeded table.
+func counts(t *testing.T, conn *pgx.Conn) Stats {
+	t.Helper()
+	var s Stats
+	err := conn.QueryRow(context.Background(), `SELECT
+		(SELECT count(*) FROM courses), (SELECT count(*) FROM locations), (SELECT count(*) FROM rooms),
+		(SELECT count(*) FROM classes), (SELECT count(*) FROM registrations)`).
+		Scan(&s.Courses, &s.Locations, &s.Rooms, &s.Classes, &s.Registrations)
+	if err != nil {
+		t.Fatalf("count rows: %v", err)
+	}
+	return s
+}
+
+func TestSeedCounts(t *testing.T) {
+	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	stats, err := Seed(context.Background(), conn, small)
+	if err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	if stats.Duration <= 0 {
+		t.Errorf("Seed Duration = %v, want > 0", stats.Duration)
+	}
+	// 60 courses: max(3, 60/50) = 3 locations, each with 2 to 8 rooms.
+	if stats.Locations != 3 || stats.Rooms < 6 || stats.Rooms > 24 {
+		t.Errorf("Seed made %d locations and %d rooms, want 3 and 6..24", stats.Locations, stats.Rooms)
+	}
+	want := Stats{Courses: 60, Locations: 3, Rooms: stats.Rooms, Classes: 1500, Registrations: 12000}
+	got := stats
+	got.Duration = 0
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Seed(%+v) stats mismatch (-want +got):\n%s", small, diff)
+	}
+	if diff := cmp.Diff(want, counts(t, conn)); diff != "" {
+		t.Errorf("rows in the tables after Seed(%+v) mismatch (-want +got):\n%s", small, diff)
+	}
+}
+
+// TestSeedKeepsTheSchema checks that the foreign keys Seed sets aside for the load come back
+// as they were.
+func TestSeedKeepsTheSchema(t *testing.T) {
+	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	before := schemaOf(t, conn)
+	if _, err := Seed(context.Background(), conn, small); err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	if diff := cmp.Diff(before, schemaOf(t, conn)); diff != "" {
+		t.Errorf("schema after Seed(%+v) mismatch (-want +got):\n%s", small, diff)
+	}
+	_, err := conn.Exec(context.Background(), `INSERT INTO registrations (class_id) VALUES (999999)`)
+	if err == nil {
+		t.Errorf("a registration of an unknown class was accepted after Seed: the foreign key is gone")
+	}
+}
