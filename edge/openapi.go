@@ -1,0 +1,88 @@
+package edge
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+)
+
+// openAPISource is the OpenAPI 3.1 description of the whole API. openapi_test.go sends real
+// requests to every endpoint and validates each response against it, so it cannot drift
+// from the code.
+//
+//go:embed openapi.json
+var openAPISource []byte
+
+// openAPIServer is the servers entry of openAPISource, written for the default base path;
+// a server with another edge.base_path serves the document with its own.
+const openAPIServer = `"url": "/api/v2"`
+
+// openAPIDocs holds the document ready to serve for each base path, built on first use:
+// in practice one per process, since a server's base path does not change.
+var openAPIDocs sync.Map // base path -> *document
+
+// openAPIDocument returns the document whose servers entry is base, with its ETags and
+// gzip body made once.
+func openAPIDocument(base string) (*document, error) {
+	if d, ok := openAPIDocs.Load(base); ok {
+		return d.(*document), nil
+	}
+	url, err := json.Marshal(base)
+	if err != nil {
+		return nil, fmt.Errorf("encode base path: %w", err)
+	}
+	if bytes.Count(openAPISource, []byte(openAPIServer)) != 1 {
+		return nil, fmt.Errorf("openapi.json: want exactly one %s to rewrite", openAPIServer)
+	}
+	body := bytes.Replace(openAPISource, []byte(openAPIServer), append([]byte(`"url": `), url...), 1)
+	d, err := newDocument(snapshot.Hash(body), body)
+	if err != nil {
+		return nil, fmt.Errorf("prepare openapi.json: %w", err)
+	}
+	actual, _ := openAPIDocs.LoadOrStore(base, d)
+	return actual.(*document), nil
+}
+
+// handleOpenAPI serves GET {base_path}/openapi.json without a token, so that client
+// generators can fetch it: with an ETag per encoding, 304 for a current copy, gzip when
+// accepted, and headers only for HEAD, like the static documents.
+func (s *Server) handleOpenAPI(c echo.Context) error {
+	doc, err := openAPIDocument(s.cfg.BasePath)
+	if err != nil {
+		return err
+	}
+	req, res := c.Request(), c.Response()
+	h := res.Header()
+	body, etag, length := doc.body, doc.etag, doc.length
+	if gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding)); gz {
+		body, etag, length = doc.gzipBody, doc.gzipEtag, doc.gzipLength
+		h[echo.HeaderContentEncoding] = hdrGzip
+	}
+	h.Add("Vary", echo.HeaderAcceptEncoding)
+	h["Etag"] = etag
+	h["Cache-Control"] = openAPICacheControl
+	if inm := req.Header["If-None-Match"]; len(inm) > 0 && noneMatch(inm, etag[0]) {
+		h.Del(echo.HeaderContentEncoding)
+		res.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = length
+	res.WriteHeader(http.StatusOK)
+	if req.Method == http.MethodHead {
+		return nil
+	}
+	_, _ = res.Write(body) // a failed write means the client has gone
+	return nil
+}
+
+// openAPICacheControl lets clients keep the document but ask again each time; the ETag
+// makes asking cheap, and a new release is seen at once.
+var openAPICacheControl = header("no-cache")
