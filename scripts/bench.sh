@@ -250,7 +250,7 @@ static_round() {
 # prepare_search writes the search mix: URLs for wrk and one pgbench script per search.
 prepare_search() {
 	log "preparing the search mix"
-	"$bin/searchmix" -templates templates -out "$work/search" >"$work/searchmix.log" 2>&1 ||
+	"$bin/searchmix" -out "$work/search" >"$work/searchmix.log" 2>&1 ||
 		{ cat "$work/searchmix.log" >&2; die "searchmix failed"; }
 	mapfile -t search_args <"$work/search/pgbench.args"
 	fact search_cases "$(wc -l <"$work/search/paths.txt")"

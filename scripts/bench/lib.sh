@@ -93,8 +93,11 @@ wrk_measure() {
 # transaction, its latency in microseconds in the third field), so p50 and p99 are exact
 # over every transaction of the timed run, measured like wrk's: from sending the query to
 # receiving the whole result, per client. Prints "tps p50_us p99_us failed".
+# The sessions get plan_cache_mode=force_custom_plan, as the edge's pool sets it
+# (cmd/edge/run.go), so that both plan each search for its actual filters.
 pgbench_measure() {
 	local label=$1 out logs tps failed
+	local -x PGOPTIONS="-c plan_cache_mode=force_custom_plan"
 	out="$work/pgbench-$label.txt"
 	logs="$work/pgbench-$label"
 	rm -rf "$logs" && mkdir -p "$logs"

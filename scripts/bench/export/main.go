@@ -101,7 +101,8 @@ func writeAll(ctx context.Context, st store.Store, m *snapshot.Manifest, dir str
 			return nil
 		})
 	}
-	return files.Load(), g.Wait()
+	err := g.Wait()
+	return files.Load(), err
 }
 
 // writeDoc writes the document and its gzip sibling.

@@ -64,17 +64,46 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	conn, err := pgx.Connect(ctx, cfg.ReplicaURL())
+	if err != nil {
+		return fmt.Errorf("connect to the database: %w", err)
+	}
+	defer conn.Close(ctx)
 	today := cfg.Today(time.Now())
-	d, err := readData(ctx, cfg.ReplicaURL(), today)
+	d, err := readData(ctx, conn, today)
 	if err != nil {
 		return err
 	}
+	searchSQL := templates.MustDefault().SQL(templates.Search)
 	r := rand.New(rand.NewPCG(1, 1))
 	cases := make([]search, *n)
 	for i := range cases {
-		cases[i] = d.draw(r)
+		if cases[i], err = d.drawHit(ctx, conn, searchSQL, r); err != nil {
+			return err
+		}
 	}
-	return write(*out, *base, templates.MustDefault().SQL(templates.Search), today, cases)
+	return write(*out, *base, searchSQL, today, cases)
+}
+
+// drawHit draws a search and runs it once. A page past the last is moved to the first: on
+// an empty page the edge runs a second query (templates/count.sql) for the total, which
+// pgbench would not, and the mix must be the same work on both sides.
+func (d *data) drawHit(ctx context.Context, conn *pgx.Conn, searchSQL string, r *rand.Rand) (search, error) {
+	s := d.draw(r)
+	for {
+		rows, _ := conn.Query(ctx, searchSQL, s.sqlArgs(d.today)...)
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			return s, fmt.Errorf("run templates/search.sql for %s: %w", s.path(""), err)
+		}
+		if n > 0 || s.Page == 1 {
+			return s, nil
+		}
+		s.Page = 1
+	}
 }
 
 // course is a public course the mix can search by name or by id.
@@ -91,12 +120,7 @@ type data struct {
 	upcomingDays int
 }
 
-func readData(ctx context.Context, url string, today time.Time) (*data, error) {
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("connect to the database: %w", err)
-	}
-	defer conn.Close(ctx)
+func readData(ctx context.Context, conn *pgx.Conn, today time.Time) (*data, error) {
 	rows, _ := conn.Query(ctx, coursesSQL)
 	courses, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (course, error) {
 		var c course
@@ -189,11 +213,11 @@ func write(dir, base, searchSQL string, today time.Time, cases []search) error {
 	var paths, pgArgs []string
 	for i, s := range cases {
 		paths = append(paths, s.path(base))
-		params := s.sqlParams(today)
-		if len(params) != nparams {
-			return fmt.Errorf("templates/search.sql takes %d parameters but the mix passes %d: update sqlParams in scripts/bench/searchmix", nparams, len(params))
+		args := s.sqlArgs(today)
+		if len(args) != nparams {
+			return fmt.Errorf("templates/search.sql takes %d arguments but the mix passes %d: update sqlArgs in scripts/bench/searchmix", nparams, len(args))
 		}
-		script, defs := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), params)
+		script, defs := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), args)
 		file := filepath.Join(dir, fmt.Sprintf("case-%03d.sql", i+1))
 		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
 			return fmt.Errorf("write pgbench script: %w", err)

@@ -61,38 +61,33 @@ func (s search) limit() int {
 	return 25
 }
 
-// param is one SQL parameter's text; nil is NULL.
-type param = *string
-
-func text(v string) param { return &v }
-
-func sqlDate(t time.Time) param {
-	if t.IsZero() {
-		return nil
-	}
-	return text(t.Format(time.DateOnly))
-}
-
-// sqlParams returns the parameters of templates/search.sql for s, in order, as the edge
-// binds them. It must follow that template's header comment; write checks the count.
-func (s search) sqlParams(today time.Time) []param {
-	var course, pattern param
-	if s.CourseID != 0 {
-		course = text(strconv.FormatInt(s.CourseID, 10))
+// sqlArgs returns the arguments of templates/search.sql for s, in order, as the edge binds
+// them (edge/search.go searchArgs): $1 today, $2 start, $3 end, $4 date, $5 the escaped name
+// fragment, $6 course id, $7 limit, $8 offset; nil is an absent filter (NULL). The mix's
+// fragments are letters only, so escaping leaves them as they are. write checks the count
+// against the template.
+func (s search) sqlArgs(today time.Time) []any {
+	args := []any{today, nil, nil, nil, nil, nil, int64(s.limit()), int64((s.Page - 1) * s.limit())}
+	for i, d := range []time.Time{s.Start, s.End, s.Date} {
+		if !d.IsZero() {
+			args[1+i] = d
+		}
 	}
 	if s.Search != "" {
-		pattern = text(s.Search)
+		args[4] = s.Search
 	}
-	return []param{
-		text(today.Format(time.DateOnly)),
-		course,
-		pattern,
-		sqlDate(s.Start),
-		sqlDate(s.End),
-		sqlDate(s.Date),
-		text(strconv.Itoa(s.limit())),
-		text(strconv.Itoa((s.Page - 1) * s.limit())),
+	if s.CourseID != 0 {
+		args[5] = s.CourseID
 	}
+	return args
+}
+
+// argText is an argument as pgbench sends it: text, which the template's casts convert.
+func argText(v any) string {
+	if t, ok := v.(time.Time); ok {
+		return t.Format(time.DateOnly)
+	}
+	return fmt.Sprint(v)
 }
 
 var (
@@ -120,17 +115,17 @@ func scriptBody(sql string) (string, int, error) {
 }
 
 // pgbenchScript returns body with each $n replaced by a pgbench variable prefix+n, or by
-// NULL when the parameter is absent, and the -D definitions of the variables.
-func pgbenchScript(body, prefix string, params []param) (string, []string) {
+// NULL when the argument is absent, and the -D definitions of the variables.
+func pgbenchScript(body, prefix string, args []any) (string, []string) {
 	var defs []string
-	for i, p := range params {
-		if p != nil {
-			defs = append(defs, fmt.Sprintf("%s%d=%s", prefix, i+1, *p))
+	for i, a := range args {
+		if a != nil {
+			defs = append(defs, fmt.Sprintf("%s%d=%s", prefix, i+1, argText(a)))
 		}
 	}
 	script := paramRe.ReplaceAllStringFunc(body, func(m string) string {
 		k, _ := strconv.Atoi(m[1:])
-		if params[k-1] == nil {
+		if args[k-1] == nil {
 			return "NULL"
 		}
 		return ":" + prefix + strconv.Itoa(k)
