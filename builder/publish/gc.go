@@ -3,15 +3,26 @@ package publish
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
 // collect deletes the snapshots beyond Keep (never the current one, cur) and the objects
-// that only they used. It computes the objects to delete from manifests alone, (objects of
-// dropped manifests) minus (objects of kept manifests), so it never lists the store's
-// objects. Objects go first and manifests last: if collection stops half-way the dropped
-// manifests are still there and the next run deletes what is left.
+// that only they used: (objects of dropped manifests) minus (objects of kept manifests),
+// computed from manifests alone, so it never lists the store's 100,000 objects.
+//
+// The subtraction is done in the order that costs least. The new snapshot and the previous
+// one are in memory and use almost every object an old snapshot used, so what is left after
+// them (the candidates) is small: a few changed documents per build. Only if candidates
+// remain are the other kept manifests read, and each then only has to rule candidates out
+// (unusedIn), not be decoded whole.
+//
+// Objects go first and manifests last: if collection stops half-way the dropped manifests
+// are still there and the next run deletes what is left.
 func (p *Publisher) collect(ctx context.Context, cur, prev *snapshot.Manifest) (int, error) {
 	p.report(Progress{Phase: PhaseCollecting})
 	ids, err := p.manifestIDs(ctx)
@@ -26,19 +37,26 @@ func (p *Publisher) collect(ctx context.Context, cur, prev *snapshot.Manifest) (
 	if prev != nil {
 		have[prev.ID] = prev
 	}
-	used, err := p.hashSet(ctx, kept, have)
-	if err != nil {
-		return 0, fmt.Errorf("read kept snapshots: %w", err)
-	}
-	unused, err := p.hashSet(ctx, dropped, have)
+	cands, err := p.hashSet(ctx, dropped, have)
 	if err != nil {
 		return 0, fmt.Errorf("read old snapshots: %w", err)
 	}
-	var keys []string
-	for h := range unused {
-		if !used[h] {
-			keys = append(keys, snapshot.ObjectKey(h))
+	var others []string
+	for _, id := range kept {
+		if m := have[id]; m != nil {
+			for _, e := range m.Documents {
+				delete(cands, e.Hash)
+			}
+		} else {
+			others = append(others, id)
 		}
+	}
+	if err := p.ruleOut(ctx, cands, others); err != nil {
+		return 0, fmt.Errorf("read kept snapshots: %w", err)
+	}
+	keys := make([]string, 0, len(cands))
+	for h := range cands {
+		keys = append(keys, snapshot.ObjectKey(h))
 	}
 	if err := p.deleteKeys(ctx, keys); err != nil {
 		return 0, err
@@ -51,6 +69,42 @@ func (p *Publisher) collect(ctx context.Context, cur, prev *snapshot.Manifest) (
 		return 0, err
 	}
 	return len(dropped), nil
+}
+
+// ruleOut removes from cands every hash that one of the manifests ids uses. Manifests are
+// read concurrently; once no candidate is left the rest are not read.
+func (p *Publisher) ruleOut(ctx context.Context, cands map[string]bool, ids []string) error {
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, id := range ids {
+		g.Go(func() error {
+			mu.Lock()
+			hashes := make([]string, 0, len(cands))
+			for h := range cands {
+				hashes = append(hashes, h)
+			}
+			mu.Unlock()
+			if len(hashes) == 0 {
+				return nil
+			}
+			b, err := p.Store.Get(gctx, snapshot.ManifestKey(id))
+			if err != nil {
+				return fmt.Errorf("read manifest %s: %w", id, err)
+			}
+			used, err := usedBy(b, id, hashes)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, h := range used {
+				delete(cands, h)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // deleteKeys deletes keys; the stores split large deletions into requests themselves.

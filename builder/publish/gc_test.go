@@ -161,3 +161,23 @@ func TestRollback(t *testing.T) {
 		assertServable(t, r, version(3))
 	})
 }
+
+// TestCollectRulesOutObjectsOfOlderKeptSnapshots covers an object that neither the new nor
+// the previous snapshot uses but an older kept one does: it must stay.
+func TestCollectRulesOutObjectsOfOlderKeptSnapshots(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		p := newPublisher(r, 3)
+		for _, v := range []int{1, 1, 2, 3} {
+			mustPublish(t, p, version(v))
+		}
+		// Kept: v3, v2 and the second v1; the first v1 is dropped, but its object is used.
+		if diff := cmp.Diff(objectKeys(shared, `{"v":1}`, `{"v":2}`, `{"v":3}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects mismatch (-want +got):\n%s", diff)
+		}
+		mustPublish(t, p, version(4))
+		// Kept: v4, v3, v2: nothing uses v1 any more.
+		if diff := cmp.Diff(objectKeys(shared, `{"v":2}`, `{"v":3}`, `{"v":4}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects after one more publication mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,70 @@
+package publish
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+)
+
+// substringLimit is how many candidate hashes usedBy looks up by substring search; beyond
+// it, decoding the manifest once is cheaper than one search of ~11 MB per hash.
+const substringLimit = 64
+
+// usedBy returns the hashes among hashes that the manifest b of snapshot id references.
+//
+// Decoding a manifest of 100,000 documents takes longer than the whole rest of collection,
+// so a few hashes are looked up as substrings instead. That is exact in the direction that
+// matters: a manifest that references h holds the JSON string h, and JSON can spell a
+// string's characters either literally or as \uXXXX escapes. When b escapes no hex digit
+// (escapesHexDigit), every string equal to h appears in b as the 64 bytes of h, so a hash
+// that is not a substring is certainly not used. A substring found elsewhere could only keep
+// an object that might have gone, never delete one that is used.
+func usedBy(b []byte, id string, hashes []string) ([]string, error) {
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("read manifest %s: not valid JSON", id)
+	}
+	var used []string
+	if len(hashes) <= substringLimit && !escapesHexDigit(b) {
+		for _, h := range hashes {
+			if bytes.Contains(b, []byte(h)) {
+				used = append(used, h)
+			}
+		}
+		return used, nil
+	}
+	var m snapshot.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", id, err)
+	}
+	want := make(map[string]bool, len(hashes))
+	for _, h := range hashes {
+		want[h] = true
+	}
+	for _, e := range m.Documents {
+		if want[e.Hash] {
+			used = append(used, e.Hash)
+			delete(want, e.Hash)
+		}
+	}
+	return used, nil
+}
+
+// escapesHexDigit reports whether b holds a \u escape that could spell a character of a
+// lowercase hex hash: 0-9 (\u0030-\u0039) or a-f (\u0061-\u0066). encoding/json writes
+// those literally; it escapes only <, >, &, U+2028, U+2029 and control characters. A
+// backslash that is itself escaped (\\u0030) only makes the answer err on the safe side.
+func escapesHexDigit(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u00`))
+		if i < 0 || i+6 > len(b) {
+			return false
+		}
+		hi, lo := b[i+4], b[i+5]
+		if (hi == '3' && lo >= '0' && lo <= '9') || (hi == '6' && lo >= '1' && lo <= '6') {
+			return true
+		}
+		b = b[i+4:]
+	}
+}
