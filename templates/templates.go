@@ -40,7 +40,7 @@ const (
 	SeedFKDrop    = "seed_fk_drop.sql"    // drops the seeded tables' foreign keys for the COPY
 	SeedFKRestore = "seed_fk_restore.sql" // adds them back, checking all rows at once
 	SeedSequences = "seed_sequences.sql"  // moves identity sequences past the seeded ids
-	SeedAnalyze   = "seed_analyze.sql"    // refreshes planner statistics after a seed
+	SeedAnalyze   = "seed_analyze.sql"    // VACUUM ANALYZE after a seed
 )
 
 // Set is a loaded set of templates.

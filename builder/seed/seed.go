@@ -52,7 +52,7 @@ func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set) error {
 // Seed fills courses, locations, rooms, classes and registrations with generated data in one
 // transaction (all rows or none), loading them with COPY while their foreign keys are set
 // aside, to be checked once at the end. It then moves the identity sequences past the seeded
-// ids and refreshes the planner's statistics. It uses the embedded
+// ids, and vacuums and analyzes the tables for the first searches. It uses the embedded
 // templates, as it writes the reference schema that Migrate creates.
 func Seed(ctx context.Context, conn *pgx.Conn, o Options) (Stats, error) {
 	began := time.Now()
@@ -85,7 +85,7 @@ func Seed(ctx context.Context, conn *pgx.Conn, o Options) (Stats, error) {
 		return Stats{}, fmt.Errorf("commit seed: %w", err)
 	}
 	if _, err := conn.Exec(ctx, tpl.SQL(templates.SeedAnalyze)); err != nil {
-		return Stats{}, fmt.Errorf("analyze seeded tables: %w", err)
+		return Stats{}, fmt.Errorf("vacuum and analyze the seeded tables: %w", err)
 	}
 	stats.Duration = time.Since(began)
 	return stats, nil

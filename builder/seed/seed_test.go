@@ -16,7 +16,7 @@ var today = time.Date(2027, 3, 15, 0, 0, 0, 0, time.UTC)
 
 var small = Options{Courses: 60, Classes: 1500, Registrations: 12000, Seed: 7, Today: today}
 
-func connect(t *testing.T, dbURL string) *pgx.Conn {
+func connect(t testing.TB, dbURL string) *pgx.Conn {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), dbURL)
 	if err != nil {
