@@ -23,10 +23,16 @@ install_pg() {
 }
 
 free_port() {
-	python3 - <<'PY' 2>/dev/null || echo $((20000 + RANDOM % 20000))
+	python3 - <<'PY' 2>/dev/null && return
 import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
 PY
+	# Without Python (a fresh CI machine has only Go): a random port that nothing answers on.
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+	done
 }
 
 as_owner() {
@@ -45,22 +51,40 @@ start)
 		useradd --system --no-create-home postgres
 	fi
 	mkdir -p "$dir"
-	[ "$(id -u)" = 0 ] && chown postgres "$dir"
+	dir=$(cd "$dir" && pwd)
+	if [ "$(id -u)" = 0 ]; then
+		chown postgres "$dir"
+		# The postgres user must reach DIR through every parent folder (mktemp -d makes 700 ones).
+		as_owner test -w "$dir" || {
+			echo "pg.sh: user postgres cannot reach $dir; make its parent folders traversable (chmod o+x)" >&2
+			exit 1
+		}
+	fi
 	if [ ! -f "$dir/data/PG_VERSION" ]; then
 		as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
 			{ cat "$dir/initdb.log" >&2; exit 1; }
 	fi
-	port=$(free_port)
 	# Settings for a disposable test server: no durability, modest memory, loopback only.
-	as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
-		"-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=256MB" >&2 ||
-		{ cat "$dir/server.log" >&2; exit 1; }
+	# Another process may take the free port before the server binds it: then try another.
+	for attempt in 1 2 3; do
+		port=$(free_port)
+		rm -f "$dir/server.log" # pg_ctl creates it as the owner; root could not hand it over
+		as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
+			"-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=256MB" >&2 &&
+			break
+		if [ "$attempt" = 3 ] || ! grep -q 'could not bind\|Address already in use' "$dir/server.log"; then
+			cat "$dir/server.log" >&2
+			exit 1
+		fi
+	done
 	echo "$port" >"$dir/port"
 	echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 	;;
 stop)
 	bin=$(find_bin || true)
-	[ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$dir/data" -m fast stop >&2 || true
+	if [ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ]; then
+		as_owner "$bin/pg_ctl" -D "$dir/data" -m fast stop >&2 || true
+	fi
 	;;
 *)
 	echo "usage: pg.sh start|stop DIR" >&2

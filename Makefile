@@ -1,0 +1,73 @@
+# Entry points for developers and CI. `make test` is what CI runs (.ci/run); it needs only Go:
+# PostgreSQL, MinIO and staticcheck are installed on first use.
+#
+#   make test        gofmt, go vet, staticcheck, go build, then the tests against real services
+#   make build       the binaries, into ./bin
+#   make services    start PostgreSQL and MinIO for a shell: eval "$(make -s services)"
+#   make services-stop
+#   make demo | bench | soak
+#   make clean
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+GO ?= go
+# staticcheck 2026.2.2: the first release line built for Go 1.26 and its language changes.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
+TEST_FLAGS ?= -race -count=1 -timeout 14m
+SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
+
+.PHONY: test fmt vet staticcheck compile test-go build demo bench soak services services-stop clean
+
+test: fmt vet staticcheck compile test-go
+
+# fmt fails, listing them, when files are not gofmt-formatted.
+fmt:
+	@unformatted=$$(gofmt -l .); \
+	if [ -n "$$unformatted" ]; then \
+		echo "gofmt: these files need formatting (gofmt -w FILE):"; echo "$$unformatted"; exit 1; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+# The pinned staticcheck, installed into bin/tools on first use.
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv bin/tools/staticcheck $@
+
+compile:
+	$(GO) build ./...
+
+# The tests run against a PostgreSQL and a MinIO of their own, started and stopped by
+# scripts/test.sh; a service that does not start fails the target.
+test-go:
+	scripts/test.sh $(GO) test $(TEST_FLAGS) ./...
+
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+demo:
+	scripts/demo.sh
+
+bench:
+	scripts/bench.sh
+
+soak:
+	scripts/soak.sh
+
+services:
+	@scripts/services.sh start "$(SERVICES_DIR)"
+	@echo "# services in $(SERVICES_DIR); stop them with: make services-stop" >&2
+
+services-stop:
+	scripts/services.sh stop "$(SERVICES_DIR)"
+	rm -rf "$(SERVICES_DIR)"
+
+clean:
+	rm -rf bin
