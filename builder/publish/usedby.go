@@ -12,7 +12,8 @@ import (
 // it, decoding the manifest once is cheaper than one search of ~11 MB per hash.
 const substringLimit = 64
 
-// usedBy returns the hashes among hashes that the manifest b of snapshot id references.
+// usedBy returns the hashes among hashes that the manifest b of snapshot id references, in
+// the order of hashes.
 //
 // Decoding a manifest of 100,000 documents takes longer than the whole rest of collection,
 // so a few hashes are looked up as substrings instead. That is exact in the direction that
@@ -38,14 +39,13 @@ func usedBy(b []byte, id string, hashes []string) ([]string, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", id, err)
 	}
-	want := make(map[string]bool, len(hashes))
-	for _, h := range hashes {
-		want[h] = true
-	}
+	inManifest := make(map[string]bool, len(m.Documents))
 	for _, e := range m.Documents {
-		if want[e.Hash] {
-			used = append(used, e.Hash)
-			delete(want, e.Hash)
+		inManifest[e.Hash] = true
+	}
+	for _, h := range hashes {
+		if inManifest[h] {
+			used = append(used, h)
 		}
 	}
 	return used, nil
