@@ -96,11 +96,17 @@ type Result struct {
 // more than MaxShrink against the current snapshot, unless force is set. An error means
 // nothing was published, except one wrapping ErrCollect, returned with a full Result.
 func (p *Publisher) Publish(ctx context.Context, docs map[string][]byte, meta Meta, force bool) (Result, error) {
-	start := p.now()
-	cur, err := p.current(ctx)
+	cur, err := p.Current(ctx)
 	if err != nil {
 		return Result{}, err
 	}
+	return p.PublishOver(ctx, cur, docs, meta, force)
+}
+
+// PublishOver is Publish with the current snapshot's manifest already read by Current (nil
+// when there is none), so that a caller can read it while it builds the documents.
+func (p *Publisher) PublishOver(ctx context.Context, cur *snapshot.Manifest, docs map[string][]byte, meta Meta, force bool) (Result, error) {
+	start := p.now()
 	meta.Counts.Documents = len(docs)
 	if cur != nil && !force {
 		if err := p.guard(cur.Counts, meta.Counts); err != nil {
@@ -136,8 +142,8 @@ func (p *Publisher) Publish(ctx context.Context, docs map[string][]byte, meta Me
 	return res, nil
 }
 
-// current returns the manifest the pointer names, or nil when nothing is published yet.
-func (p *Publisher) current(ctx context.Context) (*snapshot.Manifest, error) {
+// Current returns the manifest the pointer names, or nil when nothing is published yet.
+func (p *Publisher) Current(ctx context.Context) (*snapshot.Manifest, error) {
 	m, err := snapshot.ReadCurrent(ctx, p.Store)
 	if errors.Is(err, snapshot.ErrNoSnapshot) {
 		return nil, nil
