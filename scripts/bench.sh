@@ -167,7 +167,7 @@ start_edge() {
 		CATALOGUE_EDGE_POLL_INTERVAL=$poll taskset -c 0 "$bin/edge" >"$work/edge.log" 2>&1 &
 	edge_pid=$!
 	pids+=("$edge_pid")
-	wait_http "$edge_url/readyz" 300 || { tail -n 20 "$work/edge.log" >&2; die "the edge did not become ready"; }
+	wait_http "$edge_url/readyz" 600 || { tail -n 20 "$work/edge.log" >&2; die "the edge did not become ready"; }
 	fact rss_loaded_kb "$(proc_kb "$edge_pid" VmRSS)"
 	fact poll_interval "$poll"
 }
