@@ -16,7 +16,7 @@ func TestUsedBy(t *testing.T) {
 	a, b, c := hash("a"), hash("b"), hash("c")
 	m := snapshot.Manifest{ID: "s1", Documents: map[string]snapshot.Entry{
 		"/public/courses?type=Blended&type=Online": {Hash: a, Size: 1}, // & is written as \u0026
-		"/public/course/1": {Hash: b, Size: 1},
+		"/public/course/1":                         {Hash: b, Size: 1},
 	}}
 	plain, err := json.Marshal(m)
 	if err != nil {
