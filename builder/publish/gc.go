@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -37,12 +38,12 @@ func (p *Publisher) collect(ctx context.Context, cur, prev *snapshot.Manifest) (
 	if prev != nil {
 		have[prev.ID] = prev
 	}
-	cands, err := p.hashSet(ctx, dropped, have)
+	cands, err := p.candidates(ctx, dropped, have)
 	if err != nil {
 		return 0, fmt.Errorf("read old snapshots: %w", err)
 	}
-	var others []string
-	for _, id := range kept {
+	var others []string // oldest first: they share the most objects with the dropped ones
+	for _, id := range slices.Backward(kept) {
 		if m := have[id]; m != nil {
 			for _, e := range m.Documents {
 				delete(cands, e.Hash)
@@ -69,6 +70,37 @@ func (p *Publisher) collect(ctx context.Context, cur, prev *snapshot.Manifest) (
 		return 0, err
 	}
 	return len(dropped), nil
+}
+
+// candidates returns the hashes the manifests ids name: the objects that may go.
+func (p *Publisher) candidates(ctx context.Context, ids []string, have map[string]*snapshot.Manifest) (map[string]bool, error) {
+	cands := make(map[string]bool)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, id := range ids {
+		g.Go(func() error {
+			var hashes []string
+			if m := have[id]; m != nil {
+				for _, e := range m.Documents {
+					hashes = append(hashes, e.Hash)
+				}
+			} else {
+				b, err := p.Store.Get(gctx, snapshot.ManifestKey(id))
+				if err != nil {
+					return fmt.Errorf("read manifest %s: %w", id, err)
+				}
+				hashes = scanHashes(b)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, h := range hashes {
+				cands[h] = true
+			}
+			return nil
+		})
+	}
+	return cands, g.Wait()
 }
 
 // ruleOut removes from cands every hash that one of the manifests ids uses. Manifests are

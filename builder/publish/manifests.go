@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -45,41 +44,6 @@ func partition(ids []string, keep int, current string) (kept, dropped []string) 
 		}
 	}
 	return kept, dropped
-}
-
-// hashSet adds the object hashes of the manifests ids to set, reading them concurrently:
-// a manifest of 100,000 documents is about 11 MB of JSON and decoding dominates. Manifests
-// already in have are not read again.
-func (p *Publisher) hashSet(ctx context.Context, ids []string, have map[string]*snapshot.Manifest) (map[string]bool, error) {
-	set := make(map[string]bool)
-	var mu sync.Mutex
-	add := func(m *snapshot.Manifest) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, e := range m.Documents {
-			set[e.Hash] = true
-		}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, id := range ids {
-		if m := have[id]; m != nil {
-			add(m)
-			continue
-		}
-		g.Go(func() error {
-			m, err := snapshot.ReadManifest(gctx, p.Store, id)
-			if err != nil {
-				return err
-			}
-			add(m)
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return set, nil
 }
 
 // header is a manifest without its documents; decoding only it skips building the map.

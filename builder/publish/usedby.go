@@ -23,8 +23,10 @@ const substringLimit = 64
 // that is not a substring is certainly not used. A substring found elsewhere could only keep
 // an object that might have gone, never delete one that is used.
 func usedBy(b []byte, id string, hashes []string) ([]string, error) {
-	if !json.Valid(b) {
-		return nil, fmt.Errorf("read manifest %s: not valid JSON", id)
+	// Put is atomic, so a stored manifest is whole; checking its frame still refuses a
+	// truncated one at a fraction of the cost of json.Valid (~0.1 s for 11 MB).
+	if t := bytes.TrimSpace(b); len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return nil, fmt.Errorf("read manifest %s: not a JSON object", id)
 	}
 	var used []string
 	if len(hashes) <= substringLimit && !escapesHexDigit(b) {
@@ -67,4 +69,35 @@ func escapesHexDigit(b []byte) bool {
 		}
 		b = b[i+4:]
 	}
+}
+
+// hashPrefix precedes every hash in a manifest written by encoding/json.
+var hashPrefix = []byte(`"sha256":"`)
+
+// scanHashes returns the hashes a manifest names, found as the values of its "sha256" keys
+// without decoding it (~30 ms instead of ~170 ms for 100,000 documents). It is used only
+// for the manifests being dropped, where a miss is harmless: a hash it missed is not
+// deleted (the object leaks), and a hash it found wrongly is deleted only if no kept
+// manifest uses it, that is only if it is garbage anyway.
+func scanHashes(b []byte) []string {
+	var hashes []string
+	for {
+		i := bytes.Index(b, hashPrefix)
+		if i < 0 {
+			return hashes
+		}
+		b = b[i+len(hashPrefix):]
+		if len(b) > 64 && b[64] == '"' && isLowerHex(b[:64]) {
+			hashes = append(hashes, string(b[:64]))
+		}
+	}
+}
+
+func isLowerHex(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package publish
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,31 @@ func TestEscapesHexDigit(t *testing.T) {
 	for _, tt := range tests {
 		if got := escapesHexDigit([]byte(tt.in)); got != tt.want {
 			t.Errorf("escapesHexDigit(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestScanHashes(t *testing.T) {
+	a, b := snapshot.Hash([]byte("a")), snapshot.Hash([]byte("b"))
+	m := snapshot.Manifest{ID: "s1", Documents: map[string]snapshot.Entry{
+		"/public/courses?type=Blended&type=Online": {Hash: a, Size: 1},
+		"/public/course/1":                         {Hash: b, Size: 1},
+	}}
+	plain, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := scanHashes(plain)
+	slices.Sort(got)
+	want := []string{a, b}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scanHashes(manifest) mismatch (-want +got):\n%s", diff)
+	}
+	// Not hashes: too short, upper case, or cut off.
+	for _, in := range []string{`{"sha256":"abc"}`, `{"sha256":"` + strings.ToUpper(a) + `"}`, `{"sha256":"` + a} {
+		if got := scanHashes([]byte(in)); got != nil {
+			t.Errorf("scanHashes(%q) = %q, want none", in, got)
 		}
 	}
 }
