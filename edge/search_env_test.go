@@ -87,7 +87,7 @@ type searchOpts struct {
 
 // newSearchEnv seeds a fresh database with seed, issues a token, and starts a server whose
 // replica pool is configured like cmd/edge's (plan_cache_mode=force_custom_plan).
-func newSearchEnv(t *testing.T, seed string, o searchOpts) *searchEnv {
+func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	t.Helper()
 	ctx := context.Background()
 	env := &searchEnv{dbURL: buildertest.NewMigratedDatabase(t)}
