@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/store"
+)
+
+const course1 = `{"id":1,"name":"Alpha","type":"Online","description":"<p>Hi</p>"}`
+
+// publishOne publishes a snapshot of one course document into the local store at dir.
+func publishOne(t *testing.T, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	st := store.NewLocal(dir)
+	h := snapshot.Hash([]byte(course1))
+	m, _ := json.Marshal(snapshot.Manifest{ID: "snap-1", Documents: map[string]snapshot.Entry{
+		snapshot.CourseRoute(1): {Hash: h, Size: int64(len(course1))}}})
+	p, _ := json.Marshal(snapshot.Pointer{ID: "snap-1"})
+	for key, body := range map[string][]byte{snapshot.ObjectKey(h): []byte(course1), snapshot.ManifestKey("snap-1"): m} {
+		if err := st.Put(ctx, key, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Put(ctx, snapshot.PointerKey, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newToken stores a token in the database at dbURL and returns it.
+func newToken(t *testing.T, dbURL string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, token, err := apitoken.Create(ctx, conn, "run test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// writeConfig writes a configuration file and returns its path.
+func writeConfig(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "catalogue.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// started runs run with args until the test ends and returns the address it listens on and
+// a function that stops it and returns run's error and its log.
+func started(t *testing.T, args ...string) (addr string, stop func() (string, error)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, args, io.Discard, pw)
+		pw.Close()
+	}()
+	addrs := make(chan string, 1)
+	var log strings.Builder // written until the pipe closes, read after
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			log.Write(sc.Bytes())
+			log.WriteByte('\n')
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addrs <- line.Addr
+			}
+		}
+	}()
+	var once bool
+	var runErr error
+	stop = func() (string, error) {
+		if !once {
+			once = true
+			cancel()
+			runErr = <-done
+			<-logged
+		}
+		return log.String(), runErr
+	}
+	t.Cleanup(func() { _, _ = stop() })
+	select {
+	case addr = <-addrs:
+		return addr, stop
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not log its address within 30 s")
+	}
+	return "", nil
+}
+
+// get returns the status and body of GET url.
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(b)
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	dbURL := buildertest.NewMigratedDatabase(t)
+	token := newToken(t, dbURL)
+	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\nedge:\n  listen: 127.0.0.1:9\n", dbURL, storeDir))
+
+	addr, stop := started(t, "--config", cfg, "--listen", "127.0.0.1:0") // the flag wins over the file
+	base := "http://" + addr
+	type answer struct {
+		Status int
+		Body   string
+	}
+	for _, tt := range []struct {
+		path string
+		want answer
+	}{
+		{"/healthz", answer{200, `{"status":"ok"}` + "\n"}},
+		{"/readyz", answer{200, `{"snapshot":"snap-1","status":"ok"}` + "\n"}},
+		{"/api/v2/public/course/1", answer{200, course1}},
+	} {
+		status, body := get(t, base+tt.path, token)
+		if diff := cmp.Diff(tt.want, answer{status, body}); diff != "" {
+			t.Errorf("GET %s mismatch (-want +got):\n%s", tt.path, diff)
+		}
+	}
+	log, err := stop()
+	if err != nil {
+		t.Errorf("run after cancel = %v, want nil", err)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("the edge still answers after shutdown")
+	}
+	for _, want := range []string{`"msg":"configuration"`, `"msg":"listening","addr":"` + addr + `"`,
+		`"msg":"shutting down"`, `"msg":"stopped"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s:\n%s", want, log)
+		}
+	}
+}
+
+// TestRunWithDatabaseDown: the edge starts, and reports ready, with its database down.
+func TestRunWithDatabaseDown(t *testing.T) {
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	// Port 9 (discard) on loopback: nothing listens, so every connection is refused.
+	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody:secret@127.0.0.1:9/nothing?sslmode=disable")
+	t.Setenv("CATALOGUE_STORE_URL", "file://"+storeDir)
+	addr, stop := started(t, "--listen", "127.0.0.1:0")
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200} {
+		if status, body := get(t, "http://"+addr+path, ""); status != want {
+			t.Errorf("GET %s: status %d (%s), want %d", path, status, body, want)
+		}
+	}
+	log, err := stop()
+	if err != nil {
+		t.Errorf("run after cancel = %v, want nil", err)
+	}
+	if strings.Contains(log, "secret") {
+		t.Errorf("log shows the database password:\n%s", log)
+	}
+	if !strings.Contains(log, "nobody:xxxxx@127.0.0.1:9") {
+		t.Errorf("log lacks the redacted database URL:\n%s", log)
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"unknown flag", []string{"--nope"}, nil, "flag provided but not defined: -nope"},
+		{"stray argument", []string{"serve"}, nil, `unexpected arguments ["serve"]`},
+		{"missing config file", []string{"--config", "/nonexistent/catalogue.yaml"}, nil, "read config /nonexistent/catalogue.yaml"},
+		{"bad key", []string{}, map[string]string{"CATALOGUE_EDGE_RATE_LIMIT": "0", "CATALOGUE_DATABASE_URL": "postgres://x@127.0.0.1:9/x"}, "edge.rate_limit: must be > 0 (got 0)"},
+		{"no database", []string{}, map[string]string{"CATALOGUE_DATABASE_URL": ""}, "replica.url or database.url: must be set"},
+		{"bad address", []string{"--listen", "127.0.0.1:-1"}, map[string]string{"CATALOGUE_DATABASE_URL": "postgres://x@127.0.0.1:9/x"}, "listen: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CATALOGUE_STORE_URL", "file://"+t.TempDir())
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			err := run(context.Background(), tt.args, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	var out strings.Builder
+	if err := run(context.Background(), []string{"-h"}, &out, io.Discard); err != nil {
+		t.Fatalf("run(-h) = %v, want nil", err)
+	}
+	for _, want := range []string{"usage: edge [--config FILE] [--listen ADDRESS]", "-config file", "-listen address"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
+		}
+	}
+}
