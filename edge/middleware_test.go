@@ -127,7 +127,7 @@ func TestCORS(t *testing.T) {
 			"Access-Control-Allow-Origin":  "https://shop.example",
 			"Access-Control-Allow-Methods": "GET,HEAD", "Access-Control-Allow-Headers": "Authorization,If-None-Match",
 			"Access-Control-Max-Age": "600",
-			"Vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}}},
+			"Vary":                   "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"}}},
 		{"read from an allowed origin", withCORS, "GET", map[string]string{"Origin": "https://kiosk.example"}, response{Status: 200, Headers: map[string]string{
 			"Access-Control-Allow-Origin":   "https://kiosk.example",
 			"Access-Control-Expose-Headers": "ETag,X-Catalogue-Snapshot,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,Retry-After",

@@ -11,9 +11,9 @@ import (
 
 // Header values every static read shares; see document for why they are capped slices.
 var (
-	hdrJSON = header(echo.MIMEApplicationJSON)
-	hdrGzip    = header("gzip")
-	hdrVaryEncoding    = header(echo.HeaderAcceptEncoding)
+	hdrJSON         = header(echo.MIMEApplicationJSON)
+	hdrGzip         = header("gzip")
+	hdrVaryEncoding = header(echo.HeaderAcceptEncoding)
 )
 
 // handleCourses serves GET /public/courses, restricted by type (D13); limit and page are
