@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -84,5 +87,52 @@ func TestServeRetriesAfterAFailedRun(t *testing.T) {
 	}
 	if d := cmp.Diff(want, msgs); d != "" {
 		t.Errorf("log mismatch (-want +got):\n%s", d)
+	}
+}
+
+// TestServeStopsWithoutPublishingOnCancel cancels the context, as SIGTERM does, while the
+// second run is under way: serve returns, and the first snapshot stays current.
+func TestServeStopsWithoutPublishingOnCancel(t *testing.T) {
+	for name, cfg := range newFixture(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg.Builder.Schedule = "@every 1s"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var mu sync.Mutex
+			armed := false // set after the first run: the next reading of the clock cancels
+			clk := clock()
+			var outcomes []publish.Result
+			var errs []error
+			err := Serve(ctx, cfg, ServeOptions{
+				Logger: slog.New(slog.NewJSONHandler(&syncBuffer{}, nil)),
+				Now: func() time.Time {
+					mu.Lock()
+					defer mu.Unlock()
+					if armed {
+						cancel()
+					}
+					return clk()
+				},
+				AfterRun: func(res publish.Result, err error) {
+					mu.Lock()
+					defer mu.Unlock()
+					outcomes, errs = append(outcomes, res), append(errs, err)
+					armed = true
+				},
+			})
+			if err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+			if len(errs) != 2 || errs[0] != nil || !errors.Is(errs[1], context.Canceled) {
+				t.Fatalf("run outcomes = %v, want a success and then a cancelled run", errs)
+			}
+			if got := currentID(t, cfg); got != outcomes[0].SnapshotID {
+				t.Errorf("current = %s, want the first snapshot %s", got, outcomes[0].SnapshotID)
+			}
+			keys, err := mustOpenStore(t, cfg).List(context.Background(), snapshot.ManifestPrefix)
+			if err != nil || len(keys) != 1 {
+				t.Errorf("manifests = %v, %v; want the first one only", keys, err)
+			}
+		})
 	}
 }
