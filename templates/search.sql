@@ -63,7 +63,8 @@ WITH total AS (
          ORDER BY cl.start_date, cl.id
          LIMIT $7::bigint + LEAST($8::bigint, 9223372036854775807 - $7::bigint))
     ) b
-    WHERE $8::bigint < (SELECT n FROM total) -- past the last page: walk nothing
+    -- Past the last page: walk nothing.
+    WHERE $8::bigint < (SELECT n FROM total)
     ORDER BY b.start_date, b.id
     LIMIT $7::bigint OFFSET $8::bigint
 )
