@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
@@ -122,13 +125,9 @@ func (p *Publisher) verify(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	keys, err := p.Store.List(ctx, "objects/")
+	present, err := p.listObjects(ctx, m)
 	if err != nil {
-		return fmt.Errorf("list objects: %w", err)
-	}
-	present := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		present[k] = true
+		return err
 	}
 	entries := make([]snapshot.Entry, 0, len(m.Documents))
 	for route, e := range m.Documents {
@@ -143,4 +142,38 @@ func (p *Publisher) verify(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// listWorkers bounds the concurrent listings of verify.
+const listWorkers = 16
+
+// listObjects returns the keys of the objects that exist in the folders m's objects live in.
+// Objects are spread over 256 folders by the first two hex digits of their hash; listing
+// the folders concurrently is several times faster than one listing of 100,000 keys, which
+// an S3 store pages through 1,000 keys at a time.
+func (p *Publisher) listObjects(ctx context.Context, m *snapshot.Manifest) (map[string]bool, error) {
+	folders := make(map[string]bool)
+	for _, e := range m.Documents {
+		k := snapshot.ObjectKey(e.Hash)
+		folders[k[:strings.LastIndex(k, "/")+1]] = true
+	}
+	present := make(map[string]bool, len(m.Documents))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(listWorkers)
+	for f := range folders {
+		g.Go(func() error {
+			keys, err := p.Store.List(gctx, f)
+			if err != nil {
+				return fmt.Errorf("list objects: %w", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range keys {
+				present[k] = true
+			}
+			return nil
+		})
+	}
+	return present, g.Wait()
 }
