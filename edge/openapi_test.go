@@ -447,3 +447,40 @@ func decodeJSON(t *testing.T, b []byte) any {
 	}
 	return v
 }
+
+// TestOpenAPIBasePath checks that the document names the server's own base path, so that
+// clients generated from it call the right URLs, and that the rest is unchanged.
+func TestOpenAPIBasePath(t *testing.T) {
+	pool, err := pgxpool.New(context.Background(), "postgres://nobody@127.0.0.1:1/none") // never used
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	docs := map[string]*openapi3.T{}
+	for _, base := range []string{"/api/v2", "/catalogue/api/v2"} {
+		cfg := config.Default()
+		cfg.Edge.BasePath = base
+		s, err := edge.New(edge.Options{Config: cfg, Store: store.NewLocal(t.TempDir()), Replica: pool,
+			Templates: templates.MustDefault(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, base+"/openapi.json", nil))
+		doc, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
+		if rec.Code != 200 || err != nil {
+			t.Fatalf("GET %s/openapi.json: status %d, %v", base, rec.Code, err)
+		}
+		if got := doc.Servers[0].URL; got != base {
+			t.Errorf("GET %s/openapi.json: servers[0].url = %q, want %q", base, got, base)
+		}
+		docs[base] = doc
+	}
+	a, b := docs["/api/v2"], docs["/catalogue/api/v2"]
+	b.Servers[0].URL = a.Servers[0].URL
+	ja, _ := a.MarshalJSON()
+	jb, _ := b.MarshalJSON()
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("the documents of two base paths differ beyond servers[0].url")
+	}
+}
