@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	_ "time/tzdata" // TestSearchToday needs America/Chicago on machines without zoneinfo
 
 	"github.com/google/go-cmp/cmp"
 
@@ -33,7 +34,7 @@ const (
 	msgStart = "The start parameter must be a date in the format MM-DD-YYYY (for example 01-31-2027)."
 	msgEnd   = "The end parameter must be a date in the format MM-DD-YYYY (for example 01-31-2027)."
 	msgDate  = "The date parameter must be a date in the format MM-DD-YYYY (for example 01-31-2027)."
-	msgLimit = "The limit parameter must be an integer (at most 50)."
+	msgLimit = "The limit parameter must be an integer."
 	msgPage  = "The page parameter must be an integer."
 )
 

@@ -111,7 +111,7 @@ func parseLimit(v string) (int64, error) {
 	n, present, ok := parseQueryInt(v)
 	switch {
 	case !ok:
-		return 0, fail(ErrBadRequest, "The limit parameter must be an integer (at most %d).", maxLimit)
+		return 0, fail(ErrBadRequest, "The limit parameter must be an integer.")
 	case !present || n < 1:
 		return defaultLimit, nil
 	case n > maxLimit:
