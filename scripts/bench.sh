@@ -92,7 +92,7 @@ main() {
 # fact KEY VALUE records one measured value for report.sh.
 fact() { echo "$1=$2" >>"$work/facts"; }
 
-# record ROUND CASE SERVER "rps p50 p99 errors" records one load measurement for report.sh.
+# record ROUND CASE SERVER "rps p50 p99 errors cpu" records one load measurement for report.sh.
 record() { echo "$1 $2 $3 $4" >>"$work/results.tsv"; }
 
 proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
@@ -191,21 +191,26 @@ export_and_serve() {
 	# nginx's workers drop root for nobody; the data folder may not be readable by nobody.
 	[ "$(id -u)" = 0 ] && sed -i '1i user root;' "$work/nginx/nginx.conf"
 	taskset -c 0 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-	pids+=($!)
+	nginx_pid=$!
+	pids+=("$nginx_pid")
 
 	class_file=$www$(head -n 1 "$work/class-paths.txt")
 	ceiling_courses_port=$(free_port)
 	taskset -c 0 "$bin/ceiling" -addr "127.0.0.1:$ceiling_courses_port" \
 		-file "$www/api/v2/public/courses" -gzip "$www/api/v2/public/courses.gz" >"$work/ceiling-courses.log" 2>&1 &
-	pids+=($!)
+	ceiling_courses_pid=$!
+	pids+=("$ceiling_courses_pid")
 	ceiling_class_port=$(free_port)
 	taskset -c 0 "$bin/ceiling" -addr "127.0.0.1:$ceiling_class_port" \
 		-file "$class_file" -gzip "$class_file.gz" >"$work/ceiling-class.log" 2>&1 &
-	pids+=($!)
+	ceiling_class_pid=$!
+	pids+=("$ceiling_class_pid")
 	for u in "http://127.0.0.1:$nginx_port/api/v2/public/courses" "http://127.0.0.1:$ceiling_courses_port/" \
 		"http://127.0.0.1:$ceiling_class_port/"; do
 		wait_http "$u" 30 || die "$u did not answer"
 	done
+	nginx_worker=$(pgrep -P "$nginx_pid" | head -n 1)
+	[ -n "$nginx_worker" ] || die "nginx has no worker process"
 	check_same_bytes /api/v2/public/courses
 	check_same_bytes "$(head -n 1 "$work/class-paths.txt")"
 }
@@ -228,20 +233,25 @@ check_same_bytes() {
 # static_round ROUND measures each static case against each server, interleaved so that
 # drift in the machine's speed falls on all three alike.
 static_round() {
-	local r=$1 c paths gz server url res
+	local r=$1 c paths gz server url pid res
 	for c in courses-plain courses-gzip class-plain class-gzip; do
 		paths=$work/${c%-*}-paths.txt
 		gz=0
 		if [ "${c#*-}" = gzip ]; then gz=1; fi
 		for server in edge nginx ceiling; do
 			case $server in
-			edge) url=$edge_url ;;
-			nginx) url=http://127.0.0.1:$nginx_port ;;
-			ceiling) [ "${c%-*}" = courses ] && url=http://127.0.0.1:$ceiling_courses_port ||
-				url=http://127.0.0.1:$ceiling_class_port ;;
+			edge) url=$edge_url pid=$edge_pid ;;
+			nginx) url=http://127.0.0.1:$nginx_port pid=$nginx_worker ;;
+			ceiling)
+				if [ "${c%-*}" = courses ]; then
+					url=http://127.0.0.1:$ceiling_courses_port pid=$ceiling_courses_pid
+				else
+					url=http://127.0.0.1:$ceiling_class_port pid=$ceiling_class_pid
+				fi
+				;;
 			esac
 			# An assignment, so that a failed measurement stops the script (set -e).
-			res=$(wrk_measure "r$r-$c-$server" "$url" "$paths" "$gz" "$token")
+			res=$(wrk_measure "r$r-$c-$server" "$url" "$paths" "$gz" "$token" "$pid")
 			record "$r" "$c" "$server" "$res"
 		done
 	done

@@ -70,21 +70,32 @@ wait_http() {
 # kv KEY LINE prints the value of KEY=value in a line of space-separated pairs.
 kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -n 1; }
 
-# wrk_measure LABEL URL PATHS GZIP TOKEN: a warm-up, then one timed wrk run pinned to core 1
-# through scripts/bench/paths.lua. Prints "rps p50_us p99_us errors".
+# cpu_ticks PID prints the CPU time (user + system, in clock ticks) that process PID has used.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# wrk_measure LABEL URL PATHS GZIP TOKEN [PID]: a warm-up, then one timed wrk run pinned to
+# core 1 through scripts/bench/paths.lua. Prints "rps p50_us p99_us errors cpu_percent",
+# where cpu_percent is the share of one core that process PID (the server) used during the
+# timed run ("-" without PID): near 100 the server was the bottleneck, well below it the
+# load generator was.
 wrk_measure() {
-	local label=$1 url=$2 paths=$3 gzip=$4 token=$5 out line errs
+	local label=$1 url=$2 paths=$3 gzip=$4 token=$5 pid=${6:-} out line errs k t0 t1 c0 c1 cpu=-
 	out="$work/wrk-$label.txt"
 	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
 		wrk -t 1 -c "$conns" -d "${warmup}s" --timeout 5s -s scripts/bench/paths.lua "$url" >/dev/null
+	[ -n "$pid" ] && c0=$(cpu_ticks "$pid") && t0=$(now)
 	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
 		wrk -t 1 -c "$conns" -d "${duration}s" --timeout 5s -s scripts/bench/paths.lua "$url" >"$out"
+	if [ -n "$pid" ]; then
+		c1=$(cpu_ticks "$pid") && t1=$(now)
+		cpu=$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v t="$(elapsed "$t0" "$t1")" 'BEGIN { printf "%.0f", 100 * c / hz / t }')
+	fi
 	line=$(grep '^BENCH ' "$out") || die "wrk printed no result for $label (see $out)"
 	errs=0
 	for k in err_connect err_read err_write err_status err_timeout; do
 		errs=$((errs + $(kv "$k" "$line")))
 	done
-	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs"
+	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs $cpu"
 }
 
 # pgbench_measure LABEL: the search mix run by pgbench pinned to core 1, with as many clients
@@ -92,7 +103,7 @@ wrk_measure() {
 # equal weight). Latency percentiles come from the per-transaction log (--log: one line per
 # transaction, its latency in microseconds in the third field), so p50 and p99 are exact
 # over every transaction of the timed run, measured like wrk's: from sending the query to
-# receiving the whole result, per client. Prints "tps p50_us p99_us failed".
+# receiving the whole result, per client. Prints "tps p50_us p99_us failed -".
 # The sessions get plan_cache_mode=force_custom_plan, as the edge's pool sets it
 # (cmd/edge/run.go), so that both plan each search for its actual filters.
 pgbench_measure() {
@@ -108,7 +119,7 @@ pgbench_measure() {
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$out")
 	[ -n "$tps" ] || die "pgbench printed no tps (see $out)"
 	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
-	echo "$tps $(cat "$logs"/tx.* | awk '{ print $3 }' | sort -n | percentiles) ${failed:-0}"
+	echo "$tps $(cat "$logs"/tx.* | awk '{ print $3 }' | sort -n | percentiles) ${failed:-0} -"
 }
 
 # percentiles reads sorted numbers, one a line, and prints the 50th and 99th percentiles

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # report.sh WORK: prints the markdown table of make bench from what scripts/bench.sh recorded
-# in WORK: facts (KEY=value lines), results.tsv ("round case server rps p50_us p99_us errors")
+# in WORK: facts (KEY=value lines), results.tsv ("round case server rps p50_us p99_us errors
+# cpu_percent", cpu "-" when not measured)
 # and swap.tsv ("i seconds"). Medians are over rounds; each ratio is computed within a round
 # (both sides measured minutes apart at most) and the median of those ratios is reported.
 set -euo pipefail
@@ -44,6 +45,7 @@ FILENAME ~ /results.tsv$/ {
 	r = $1; c = $2; s = $3
 	add(c SUBSEP s SUBSEP "rps", $4); add(c SUBSEP s SUBSEP "p50", $5); add(c SUBSEP s SUBSEP "p99", $6)
 	errs[c SUBSEP s] += $7
+	if ($8 != "-") add(c SUBSEP s SUBSEP "cpu", $8)
 	v[r SUBSEP c SUBSEP s] = $4
 	rounds[r] = 1
 	next
@@ -56,6 +58,7 @@ function ratio(c, a, b,    r, l) {
 function perf(c, s, unit,    e, t) {
 	t = sprintf("%s %s %s, p50 %s, p99 %s", s, thousands(med(acc[c SUBSEP s SUBSEP "rps"])), unit,
 		ms(med(acc[c SUBSEP s SUBSEP "p50"])), ms(med(acc[c SUBSEP s SUBSEP "p99"])))
+	if ((c SUBSEP s SUBSEP "cpu") in acc) t = t sprintf(", CPU %d%%", med(acc[c SUBSEP s SUBSEP "cpu"]))
 	e = errs[c SUBSEP s]
 	if (e > 0) t = t sprintf(" (**%d failed requests**)", e)
 	return t
@@ -78,7 +81,7 @@ END {
 	row("Machine", "host", machine, "", "", "", "")
 	row("Machine", "run", date ", " gover ", " f["mode"] " dataset: " thousands(f["courses"]) " courses / " \
 		thousands(f["classes"]) " classes / " thousands(f["registrations"]) " registrations", "", "", "", "")
-	row("Method", "load", sprintf("servers on core 0, load generator on core 1; wrk -t1 -c%s and pgbench -c%s -j1 -M prepared; %s s per measurement after %s s warm-up; %d rounds, medians", \
+	row("Method", "load", sprintf("servers on core 0, load generator on core 1; wrk -t1 -c%s and pgbench -c%s -j1 -M prepared; %s s per measurement after %s s warm-up; %d rounds, medians; CPU: share of its core the server process used during the timed run (near 100%%: the server is the bottleneck)", \
 		f["conns"], f["conns"], f["duration"], f["warmup"], length(rounds)), "", "", "", "")
 	static_row("courses-plain", "GET /public/courses, identity")
 	static_row("courses-gzip", "GET /public/courses, gzip")
