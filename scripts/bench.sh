@@ -24,6 +24,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench/lib.sh
 
+# The run configures everything it starts itself: catalogue settings from the caller's shell
+# (a store, a Redis, a cache folder, a base path) would change what is measured.
+while read -r v; do unset "$v"; done < <(compgen -e | grep '^CATALOGUE_' || true)
+
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	mode=quick courses=200 classes=10000 registrations=100000 duration=2 warmup=1
 else
@@ -100,6 +104,7 @@ proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 start_postgres() {
 	log "starting PostgreSQL in $data/pg"
 	pg_started=1
+	scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true # left running by a run that was killed
 	db=$(scripts/pg.sh start "$data/pg")
 	export CATALOGUE_DATABASE_URL=$db
 	pin_pg "$data/pg" 0,1
@@ -127,11 +132,14 @@ seed() {
 # start_minio starts MinIO on an empty folder, so that the first build stores every object.
 start_minio() {
 	log "starting MinIO in $data/minio (emptied)"
+	scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true # left running by a run that was killed
 	rm -rf "$data/minio"
 	minio_started=1
 	minio_endpoint=$(scripts/minio.sh start "$data/minio" | tail -n 1)
-	export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-minioadmin} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-minioadmin}
-	export AWS_REGION=${AWS_REGION:-us-east-1}
+	# The credentials of this throwaway MinIO (scripts/minio.sh), whatever the shell holds.
+	export AWS_ACCESS_KEY_ID=${MINIO_ROOT_USER:-minioadmin} AWS_SECRET_ACCESS_KEY=${MINIO_ROOT_PASSWORD:-minioadmin}
+	export AWS_REGION=us-east-1
+	unset AWS_SESSION_TOKEN AWS_PROFILE
 	export CATALOGUE_STORE_URL=s3://catalogue-bench/catalogue CATALOGUE_STORE_ENDPOINT=$minio_endpoint
 }
 
@@ -301,7 +309,7 @@ swap_once() {
 	max=$(awk -v p="${poll%s}" 'BEGIN { printf "%d", (p + 120) / 0.05 }')
 	for ((k = 0; k < max; k++)); do
 		if [ -z "$new" ]; then
-			new=$(pointer_id)
+			new=$(pointer_id || true) # a failed read is retried on the next turn
 			if [ "$new" = "$old" ]; then new=""; else t_ptr=$(now); fi
 		fi
 		if [ -n "$new" ] && [ "$(edge_snapshot "$route")" = "$new" ]; then
