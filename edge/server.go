@@ -33,8 +33,9 @@ type Options struct {
 	Registry  *prometheus.Registry // nil: a new registry, served at /metrics
 }
 
-// Server is the edge. Create it with New, start background work with Start, serve its
-// Handler, and stop with Shutdown.
+// Server is the edge. Create it with New, start background work with Start, and serve its
+// Handler; cancelling Start's context stops the background work, and the http.Server that
+// serves the Handler shuts down the connections (cmd/edge).
 type Server struct {
 	opts    Options
 	cfg     config.Edge

@@ -1,0 +1,43 @@
+package edge
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+)
+
+// discardWriter is a ResponseWriter that keeps nothing, so that the benchmark measures the
+// edge and not a recorder.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkStaticRead is one authenticated gzip read of a class document through every
+// middleware, as nginx would serve it from a file.
+func BenchmarkStaticRead(b *testing.B) {
+	st := openStore(b, buildertest.NewLocalStore(b))
+	publish(b, st, fixtureA())
+	ts := newTestServer(b, st, testConfig())
+	for _, bb := range []struct{ name, target, ae string }{
+		{"class-gzip", "/api/v2/public/class/7", "gzip, deflate, br"},
+		{"courses-type", "/api/v2/public/courses?type[]=Online&type[]=Blended", ""},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			req := httptest.NewRequest("GET", bb.target, nil)
+			req.Header.Set("Authorization", "Bearer "+ts.token)
+			if bb.ae != "" {
+				req.Header.Set("Accept-Encoding", bb.ae)
+			}
+			h := ts.Handler()
+			b.ReportAllocs()
+			for b.Loop() {
+				w := &discardWriter{h: http.Header{}}
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
