@@ -59,6 +59,12 @@ func TestCacheDir(t *testing.T) {
 		t.Errorf("GET /readyz from the cache: status %d, want 200", got)
 	}
 
+	// So does an edge whose store is reachable but has no snapshot (a new, empty bucket).
+	ts = newTestServer(t, openStore(t, buildertest.NewLocalStore(t)), cfg)
+	if diff := cmp.Diff(course1, ts.get("GET", "/api/v2/public/course/1", nil, "X-Catalogue-Snapshot")); diff != "" {
+		t.Errorf("GET course/1 from the cache with an empty store mismatch (-want +got):\n%s", diff)
+	}
+
 	// The store is back with B: a third edge fetches only what changed since A, which the
 	// cache holds, and the cache then holds B alone.
 	st.down.Store(false)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -165,5 +166,27 @@ func TestStoreDownAtStart(t *testing.T) {
 	want := response{200, map[string]string{"X-Catalogue-Snapshot": "snap-a"}, `{"id":1,"snapshot":"snap-a"}`}
 	if diff := cmp.Diff(want, ts.get("GET", "/api/v2/public/course/1", nil, "X-Catalogue-Snapshot")); diff != "" {
 		t.Errorf("GET course/1 after the store came back mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestPoller: the background poller picks up a new snapshot by itself. The ticker is real,
+// so the test waits for the swap, with a deadline, instead of triggering it.
+func TestPoller(t *testing.T) {
+	st := openStore(t, buildertest.NewLocalStore(t))
+	publish(t, st, fixtureA())
+	cfg := testConfig()
+	cfg.Edge.PollInterval = 20 * time.Millisecond
+	ts := newTestServer(t, st, cfg)
+	publish(t, st, fixtureB())
+	deadline := time.Now().Add(10 * time.Second)
+	for ts.static.current().id != "snap-b" {
+		if time.Now().After(deadline) {
+			t.Fatalf("still serving %s 10 s after snap-b was published", ts.static.current().id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	want := response{200, snapB, `{"course_id":1,"new":true}`}
+	if diff := cmp.Diff(want, ts.get("GET", "/api/v2/public/class/8", nil, "X-Catalogue-Snapshot")); diff != "" {
+		t.Errorf("GET class/8 after the poll mismatch (-want +got):\n%s", diff)
 	}
 }
