@@ -66,6 +66,10 @@ type watchedStore struct {
 	down atomic.Bool
 	mu   sync.Mutex
 	gets map[string]int
+	// before, when set, runs before every Get; an error it returns fails the Get. after,
+	// when set, runs once a Get has returned.
+	before func(key string) error
+	after  func(key string)
 }
 
 func watch(st store.Store) *watchedStore { return &watchedStore{Store: st, gets: map[string]int{}} }
@@ -76,7 +80,16 @@ func (w *watchedStore) Get(ctx context.Context, key string) ([]byte, error) {
 	}
 	w.mu.Lock()
 	w.gets[key]++
+	before, after := w.before, w.after
 	w.mu.Unlock()
+	if before != nil {
+		if err := before(key); err != nil {
+			return nil, err
+		}
+	}
+	if after != nil {
+		defer after(key)
+	}
 	return w.Store.Get(ctx, key)
 }
 

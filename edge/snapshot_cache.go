@@ -44,7 +44,7 @@ func (c *diskCache) load(ctx context.Context) (*memSnapshot, error) {
 	}
 	if err == nil {
 		var s *memSnapshot
-		if s, _, err = loadSnapshot(ctx, c.local, m); err == nil {
+		if s, err = loadSnapshot(ctx, c.local, m, nil); err == nil {
 			return s, nil
 		}
 	}

@@ -30,12 +30,13 @@ func (g timeoutGetter) Get(ctx context.Context, key string) ([]byte, error) {
 
 // loadSnapshot builds the in-memory snapshot of m. A document whose hash one of the reuse
 // indexes already holds is taken from there; only the others are read from g, at most
-// fetchParallel at a time, each checked against its hash and compressed once. fetched is the
-// number of documents read. Any failure fails the whole load: a partial snapshot is never
-// returned.
-func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, reuse ...map[string]*document) (s *memSnapshot, fetched int, err error) {
+// fetchParallel at a time, each checked against its hash and compressed once. fetched
+// receives every document read, when it is not nil, also when the load fails, so that a
+// retry need not read them again. Any failure fails the whole load: a partial snapshot is
+// never returned.
+func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, fetched map[string]*document, reuse ...map[string]*document) (*memSnapshot, error) {
 	if err := checkManifest(m); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	docs, missing := plan(m, reuse)
 	got := make([]*document, len(missing))
@@ -51,14 +52,17 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 			return err
 		})
 	}
-	if err := eg.Wait(); err != nil {
-		return nil, 0, fmt.Errorf("load snapshot %s: %w", m.ID, err)
-	}
+	err := eg.Wait()
 	for i, e := range missing {
+		if got[i] != nil && fetched != nil {
+			fetched[e.Hash] = got[i]
+		}
 		docs[e.Hash] = got[i]
 	}
-	s, err = newMemSnapshot(m, docs)
-	return s, len(missing), err
+	if err != nil {
+		return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
+	}
+	return newMemSnapshot(m, docs)
 }
 
 // plan sorts the documents of m into those already in memory and those to fetch, each hash

@@ -54,7 +54,7 @@ func TestSwapUnderLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _, err := loadSnapshot(ctx, st, m)
+		s, err := loadSnapshot(ctx, st, m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 	"testing"
@@ -188,5 +189,52 @@ func TestPoller(t *testing.T) {
 	want := response{200, snapB, `{"course_id":1,"new":true}`}
 	if diff := cmp.Diff(want, ts.get("GET", "/api/v2/public/class/8", nil, "X-Catalogue-Snapshot")); diff != "" {
 		t.Errorf("GET class/8 after the poll mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRetryFetchesOnlyTheRest: a load that fails part way keeps what it fetched, so that
+// the retry fetches only the documents it lacks.
+func TestRetryFetchesOnlyTheRest(t *testing.T) {
+	st := watch(openStore(t, buildertest.NewLocalStore(t)))
+	publish(t, st, fixtureA())
+	ts := newTestServer(t, st, testConfig())
+	publish(t, st, fixtureB())
+	changed := snapshot.ObjectKey(snapshot.Hash([]byte(`{"course_id":1,"changed":true}`)))
+	added := snapshot.ObjectKey(snapshot.Hash([]byte(`{"course_id":1,"new":true}`)))
+	fetchedChanged := make(chan struct{})
+	st.mu.Lock()
+	st.before = func(key string) error {
+		if key == added {
+			<-fetchedChanged // fail only once the other document is in
+			return errors.New("read: connection reset by peer")
+		}
+		return nil
+	}
+	st.after = func(key string) {
+		if key == changed {
+			close(fetchedChanged)
+		}
+	}
+	st.mu.Unlock()
+	st.takeGets()
+	if err := ts.static.refresh(context.Background()); err == nil || !strings.Contains(err.Error(), "connection reset") {
+		t.Fatalf("refresh() = %v, want the connection reset", err)
+	}
+	want := map[string]int{"current.json": 1, "snapshots/snap-b.json": 1, changed: 1, added: 1}
+	if diff := cmp.Diff(want, st.takeGets()); diff != "" {
+		t.Errorf("Gets of the failed load mismatch (-want +got):\n%s", diff)
+	}
+
+	st.mu.Lock()
+	st.before, st.after = nil, nil
+	st.mu.Unlock()
+	refresh(t, ts.Server)
+	want = map[string]int{"current.json": 1, "snapshots/snap-b.json": 1, added: 1}
+	if diff := cmp.Diff(want, st.takeGets()); diff != "" {
+		t.Errorf("Gets of the retry mismatch (-want +got):\n%s", diff)
+	}
+	wantRes := response{200, snapB, `{"course_id":1,"changed":true}`}
+	if diff := cmp.Diff(wantRes, ts.get("GET", "/api/v2/public/class/7", nil, "X-Catalogue-Snapshot")); diff != "" {
+		t.Errorf("GET class/7 after the retry mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -29,6 +29,10 @@ type staticDocs struct {
 
 	mu      sync.Mutex // one load at a time: the poller's and any other caller's
 	lastErr string     // the last load failure logged, so that a lasting one is logged once
+	// leftover holds the documents a failed load did fetch, by hash, so that the retry
+	// fetches only the rest: a transient error in a large first load costs one document,
+	// not the whole catalogue again. Guarded by mu.
+	leftover map[string]*document
 }
 
 // newStaticDocs returns the static half of s, with no snapshot until start.
@@ -143,11 +147,17 @@ func (d *staticDocs) refresh(ctx context.Context, reuse ...map[string]*document)
 	if cur != nil {
 		reuse = append(reuse, cur.byHash)
 	}
-	next, fetched, err := loadSnapshot(ctx, d.store, m, reuse...)
+	if d.leftover != nil {
+		reuse = append(reuse, d.leftover)
+	}
+	fetched := map[string]*document{}
+	next, err := loadSnapshot(ctx, d.store, m, fetched, reuse...)
 	if err != nil {
+		d.keepLeftover(m, fetched)
 		return err
 	}
-	d.swap(next, "store", fetched)
+	d.leftover = nil
+	d.swap(next, "store", len(fetched))
 	if d.cache == nil {
 		return nil
 	}
@@ -155,6 +165,17 @@ func (d *staticDocs) refresh(ctx context.Context, reuse ...map[string]*document)
 		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
 	}
 	return nil
+}
+
+// keepLeftover keeps what a failed load of m fetched, with what earlier failed loads
+// fetched that m uses too: bounded by one snapshot however long the failures last.
+func (d *staticDocs) keepLeftover(m *snapshot.Manifest, fetched map[string]*document) {
+	for _, e := range m.Documents {
+		if doc := d.leftover[e.Hash]; doc != nil {
+			fetched[e.Hash] = doc
+		}
+	}
+	d.leftover = fetched
 }
 
 // swap makes next the snapshot every later request reads.
