@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +76,9 @@ func TestServeRetriesAfterAFailedRun(t *testing.T) {
 		}
 		if err := json.Unmarshal(line, &rec); err != nil {
 			t.Fatalf("log line is not JSON: %s", line)
+		}
+		if strings.Contains(rec.Msg, "skipped") {
+			continue // a tick during a slow run (the fixture is loaded inside the first)
 		}
 		msgs = append(msgs, rec.Level+" "+rec.Msg)
 	}
