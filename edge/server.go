@@ -90,15 +90,20 @@ func (s *Server) Start(ctx context.Context) {
 var getHead = []string{http.MethodGet, http.MethodHead}
 
 // newEcho registers the middleware and every route. Order matters and is declared once:
-// recover first so a panic anywhere becomes a 500 JSON; then the request id and log, so
-// every later outcome is logged; then security headers; then the token check and, after it,
-// the rate limit, which needs to know the token.
+// the request id, log and metrics first, so every outcome (405s and panics included) is
+// counted and logged; then recover, so a panic anywhere becomes a 500 JSON; then security
+// headers; then 405 for anything but GET and HEAD, before routing. After routing: CORS,
+// then, on the public group, the token check and, inside it, the rate limit, which needs
+// to know the token.
 func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(s.rejectMethods) // 405 for anything but GET and HEAD, before routing
-	e.Use(s.recoverJSON, s.metrics.middleware(s), s.securityHeaders, s.cors())
+	// The client address is the direct peer: X-Forwarded-For is not trusted, so it cannot
+	// be forged to escape the per-address limit on failed authentication.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.Pre(s.metrics.middleware(s), s.recoverJSON, s.securityHeaders, s.rejectMethods)
+	e.Use(s.cors())
 
 	// Outside the versioned base path, no token: probes and scrapers.
 	e.Match(getHead, "/healthz", s.handleHealthz)
