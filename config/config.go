@@ -69,7 +69,6 @@ type Edge struct {
 	CORSOrigins   []string      `mapstructure:"cors_origins"`
 	CacheDir      string        `mapstructure:"cache_dir"`
 	SearchTimeout time.Duration `mapstructure:"search_timeout"`
-	RedisURL      string        `mapstructure:"redis_url"`
 }
 
 // Default returns the configuration used when nothing else is set.
@@ -114,7 +113,6 @@ func defaults() map[string]any {
 		"edge.cors_origins":   d.Edge.CORSOrigins,
 		"edge.cache_dir":      d.Edge.CacheDir,
 		"edge.search_timeout": d.Edge.SearchTimeout,
-		"edge.redis_url":      d.Edge.RedisURL,
 	}
 }
 
@@ -125,7 +123,7 @@ func Keys() []string {
 		"templates.dir", "builder.schedule", "builder.keep", "builder.max_shrink",
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
-		"edge.search_timeout", "edge.redis_url",
+		"edge.search_timeout",
 	}
 }
 
@@ -267,7 +265,6 @@ func validateStoreURL(s string) error {
 func (c Config) Redacted() Config {
 	c.Database.URL = redactURL(c.Database.URL)
 	c.Replica.URL = redactURL(c.Replica.URL)
-	c.Edge.RedisURL = redactURL(c.Edge.RedisURL)
 	return c
 }
 
