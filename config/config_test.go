@@ -1,0 +1,172 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "catalogue.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadDefaults(t *testing.T) {
+	got, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Store:    Store{URL: "file://./data/catalogue", Region: "us-east-1"},
+		Timezone: "UTC",
+		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5},
+		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: 5 * time.Second,
+			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The layers: file over defaults, environment over file, flags over environment.
+func TestLoadLayers(t *testing.T) {
+	path := writeFile(t, `
+database:
+  url: postgres://file@h/db
+store:
+  url: s3://bucket/file
+edge:
+  rate_limit: 10
+  poll_interval: 2s
+  cors_origins: [https://a.example]
+timezone: Europe/Berlin
+`)
+	t.Setenv("CATALOGUE_EDGE_RATE_LIMIT", "20")
+	t.Setenv("CATALOGUE_STORE_URL", "s3://bucket/env")
+	t.Setenv("CATALOGUE_EDGE_CORS_ORIGINS", "https://b.example,https://c.example")
+	got, err := Load(path, map[string]any{"store.url": "file:///flag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"database.url (file)", got.Database.URL, "postgres://file@h/db"},
+		{"edge.poll_interval (file)", got.Edge.PollInterval, 2 * time.Second},
+		{"timezone (file)", got.Timezone, "Europe/Berlin"},
+		{"edge.rate_limit (env over file)", got.Edge.RateLimit, 20},
+		{"store.url (flag over env)", got.Store.URL, "file:///flag"},
+		{"edge.cors_origins (env list)", got.Edge.CORSOrigins, []string{"https://b.example", "https://c.example"}},
+		{"replica url falls back to database.url", got.ReplicaURL(), "postgres://file@h/db"},
+	}
+	for _, c := range checks {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func TestValidateNamesTheKey(t *testing.T) {
+	tests := []struct {
+		env, val, want string
+	}{
+		{"CATALOGUE_EDGE_RATE_LIMIT", "0", "edge.rate_limit: must be > 0 (got 0)"},
+		{"CATALOGUE_TIMEZONE", "Mars/Olympus", `timezone: must be an IANA time zone`},
+		{"CATALOGUE_STORE_URL", "ftp://x", `store.url: must be file://PATH or s3://BUCKET/PREFIX (got "ftp://x")`},
+		{"CATALOGUE_STORE_URL", "s3://", `store.url: must be file://PATH or s3://BUCKET/PREFIX`},
+		{"CATALOGUE_STORE_ENDPOINT", "minio:9000", `store.endpoint: must be a URL`},
+		{"CATALOGUE_DATABASE_URL", "mysql://x", "database.url: must be a postgres:// URL"},
+		{"CATALOGUE_BUILDER_SCHEDULE", "every now and then", "builder.schedule: must be a cron spec"},
+		{"CATALOGUE_BUILDER_KEEP", "0", "builder.keep: must be >= 1 (got 0)"},
+		{"CATALOGUE_BUILDER_MAX_SHRINK", "1.5", "builder.max_shrink: must be between 0 and 1 (got 1.5)"},
+		{"CATALOGUE_EDGE_BASE_PATH", "api/v2", "edge.base_path: must start with / and not end with /"},
+		{"CATALOGUE_EDGE_BASE_PATH", "/api/v2/", "edge.base_path: must start with / and not end with /"},
+		{"CATALOGUE_EDGE_POLL_INTERVAL", "0s", "edge.poll_interval: must be a positive duration"},
+		{"CATALOGUE_EDGE_TOKEN_REFRESH", "45s", "edge.token_refresh: must be at most 30s"},
+		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "-1s", "edge.search_timeout: must be a positive duration"},
+		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "-1s", "edge.cache_max_age: must not be negative"},
+		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
+	}
+	for _, tt := range tests {
+		t.Run(tt.env+"="+tt.val, func(t *testing.T) {
+			t.Setenv(tt.env, tt.val)
+			_, err := Load("", nil)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Load with %s=%q: %v, want no error", tt.env, tt.val, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load with %s=%q: error %v, want it to contain %q", tt.env, tt.val, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadRefusesAMissingOrBrokenFile(t *testing.T) {
+	if _, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), nil); err == nil {
+		t.Error("Load of a missing file: no error")
+	}
+	if _, err := Load(writeFile(t, "edge: [unclosed"), nil); err == nil {
+		t.Error("Load of malformed YAML: no error")
+	}
+	if _, err := Load(writeFile(t, "edge:\n  rate_limit: lots\n"), nil); err == nil {
+		t.Error("Load of a non-number rate limit: no error")
+	}
+}
+
+// The example file documents every key with its default; loading it must give the defaults
+// (but for database.url, which has none and is shown with an example value).
+func TestExampleFileDocumentsEveryKey(t *testing.T) {
+	body, err := os.ReadFile("catalogue.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range Keys() {
+		leaf := key[strings.LastIndex(key, ".")+1:]
+		if !strings.Contains(string(body), leaf+":") {
+			t.Errorf("catalogue.example.yaml does not show %s", key)
+		}
+	}
+	got, err := Load("catalogue.example.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Database.URL = ""
+	got.Edge.CORSOrigins = nil
+	if diff := cmp.Diff(Default(), got); diff != "" {
+		t.Errorf("example file values differ from the defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestEnvNameAndRedacted(t *testing.T) {
+	if got, want := EnvName("edge.rate_limit"), "CATALOGUE_EDGE_RATE_LIMIT"; got != want {
+		t.Errorf("EnvName = %q, want %q", got, want)
+	}
+	c := Config{Database: Database{URL: "postgres://u:hunter2@h/db"}, Replica: Replica{URL: "postgres://h/db"}}
+	r := c.Redacted()
+	if strings.Contains(r.Database.URL, "hunter2") || r.Replica.URL != "postgres://h/db" {
+		t.Errorf("Redacted = %+v, want the password hidden and other URLs unchanged", r)
+	}
+}
+
+func TestToday(t *testing.T) {
+	// 2027-01-01 03:00 UTC is still 2026-12-31 in Chicago (UTC-6).
+	now := time.Date(2027, 1, 1, 3, 0, 0, 0, time.UTC)
+	for zone, want := range map[string]string{"UTC": "2027-01-01", "America/Chicago": "2026-12-31", "Asia/Tokyo": "2027-01-01"} {
+		c := Config{Timezone: zone}
+		if got := c.Today(now).Format(time.DateOnly); got != want {
+			t.Errorf("Today in %s = %s, want %s", zone, got, want)
+		}
+	}
+}
