@@ -1,0 +1,81 @@
+package cmdtest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// The module path of the commands built by Binaries.
+const (
+	builderPkg = "github.com/trainingco/catalogue/cmd/builder"
+	edgePkg    = "github.com/trainingco/catalogue/cmd/edge"
+)
+
+// built holds the result of the one build per test process.
+var built struct {
+	once          sync.Once
+	dir           string
+	builder, edge string
+	err           error
+}
+
+// Binaries builds cmd/builder and cmd/edge once per test process and returns their paths.
+// A failed build fails every test that asks for them, with the compiler's output.
+func Binaries(t testing.TB) (builder, edge string) {
+	t.Helper()
+	built.once.Do(build)
+	if built.err != nil {
+		t.Fatalf("build the binaries: %v", built.err)
+	}
+	return built.builder, built.edge
+}
+
+// build runs go build for both commands into a fresh temporary folder.
+func build() {
+	dir, err := os.MkdirTemp("", "cmdtest-bin-")
+	if err != nil {
+		built.err = fmt.Errorf("make folder: %w", err)
+		return
+	}
+	built.dir = dir
+	b, e := filepath.Join(dir, "builder"), filepath.Join(dir, "edge")
+	for _, p := range []struct{ out, pkg string }{{b, builderPkg}, {e, edgePkg}} {
+		args := []string{"build", "-o", p.out}
+		if raceEnabled {
+			// The binaries then report their own data races: a race exits 66, which the
+			// tests see as a failed command.
+			args = append(args, "-race")
+		}
+		cmd := exec.Command(goTool(), append(args, p.pkg)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build %s: %w\n%s", p.pkg, err, out)
+			return
+		}
+	}
+	built.builder, built.edge = b, e
+}
+
+// goTool returns the go command: the one on PATH, else the one in GOROOT.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		return filepath.Join(root, "bin", "go")
+	}
+	return "go"
+}
+
+// Main runs the tests of a package and then removes the binaries Binaries built, so that
+// no test process leaves them behind. Call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
