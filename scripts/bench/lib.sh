@@ -112,8 +112,8 @@ pgbench_measure() {
 	out="$work/pgbench-$label.txt"
 	logs="$work/pgbench-$label"
 	rm -rf "$logs" && mkdir -p "$logs"
-	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$warmup" "${search_args[@]}" "$db" >/dev/null 2>&1 ||
-		die "pgbench warm-up failed: rerun the command in scripts/bench/lib.sh to see why"
+	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$warmup" "${search_args[@]}" "$db" >"$out" 2>&1 ||
+		die "pgbench warm-up failed (see $out)"
 	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$duration" --log --log-prefix="$logs/tx" \
 		"${search_args[@]}" "$db" >"$out" 2>&1 || die "pgbench failed (see $out)"
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$out")

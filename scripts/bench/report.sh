@@ -81,7 +81,7 @@ END {
 	row("Machine", "host", machine, "", "", "", "")
 	row("Machine", "run", date ", " gover ", " f["mode"] " dataset: " thousands(f["courses"]) " courses / " \
 		thousands(f["classes"]) " classes / " thousands(f["registrations"]) " registrations", "", "", "", "")
-	row("Method", "load", sprintf("servers on core 0, load generator on core 1; wrk -t1 -c%s and pgbench -c%s -j1 -M prepared; %s s per measurement after %s s warm-up; %d rounds, medians; nginx open_file_cache max=%s; CPU: share of its core the server process used during the timed run (near 100%%: the server is the bottleneck)", \
+	row("Method", "load", sprintf("servers on core 0, load generator on core 1; wrk -t1 -c%s and pgbench -c%s -j1 -M prepared; %s s per measurement after %s s warm-up; medians of %d rounds; nginx open_file_cache max=%s; CPU: share of its core the server process used during the timed run (near 100%%: the server is the bottleneck)", \
 		f["conns"], f["conns"], f["duration"], f["warmup"], length(rounds), thousands(f["nginx_file_cache"])), "", "", "", "")
 	static_row("courses-plain", "GET /public/courses, identity")
 	static_row("courses-gzip", "GET /public/courses, gzip")
