@@ -1,0 +1,20 @@
+// Package security holds the end-to-end tests of the catalogue's security guarantees. It
+// has no code of its own: its tests build real catalogues with builder.Run into a real
+// store, serve them with edge.New through httptest, and attack the whole handler.
+//
+//   - Bad input (hostile_test.go): thousands of seeded random and hostile requests to every
+//     endpoint never panic, never give a 5xx other than the contract's 500 for a bad date
+//     filter (D8), always answer errors as {"message": string} JSON (D24) and always carry
+//     X-Content-Type-Options: nosniff (D25). The parsers of request input have native fuzz
+//     targets in package edge and builder/apitoken.
+//   - No leak (leak_test.go): over many generated catalogues that mix public and non-public
+//     courses and classes, nothing of a non-public row, neither its text nor its id, reaches
+//     any stored object (D28) or any response of the edge (spec 4.4-4.6).
+//   - Tokens (tokens_test.go): only hashes of API tokens are stored, no log line ever holds a
+//     token, a token in the query string is ignored (D21), a revocation takes effect within
+//     edge.token_refresh (at most 30 s, D22), and failed authentication is limited per
+//     client address (D23).
+//
+// The tests need the real PostgreSQL (and MinIO for one store kind) that make test starts;
+// see builder/buildertest.
+package security
