@@ -114,7 +114,12 @@ func writeDoc(path string, b []byte) error {
 		return fmt.Errorf("write document: %w", err)
 	}
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
+	// The edge compresses at BestCompression (edge/snapshot_mem.go); the same level here
+	// makes nginx's .gz the very bytes the edge sends.
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return fmt.Errorf("compress %s: %w", path, err)
+	}
 	if _, err := zw.Write(b); err != nil {
 		return fmt.Errorf("compress %s: %w", path, err)
 	}
