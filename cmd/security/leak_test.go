@@ -81,7 +81,7 @@ func (lc *leakCheck) scan(where string, body []byte) {
 	if i < 0 {
 		return
 	}
-	lc.fail("%s holds %q of a non-public row:\n%s", where, excerpt(body, i), body)
+	lc.fail("%s holds %q of a non-public row", where, excerpt(body, i))
 }
 
 // excerpt is the text around position i of b, for a failure message.

@@ -133,8 +133,13 @@ func (s *site) start(t testing.TB, log *slog.Logger) {
 		t.Fatalf("open pool: %v", err)
 	}
 	t.Cleanup(pool.Close)
+	// The templates the builder used: a provider's overrides in templates.dir included.
+	tpl, err := templates.Load(s.cfg.Templates.Dir)
+	if err != nil {
+		t.Fatalf("load templates: %v", err)
+	}
 	s.srv, err = edge.New(edge.Options{Config: s.cfg, Store: st, Replica: pool,
-		Templates: templates.MustDefault(), Logger: log, Now: s.clock.now})
+		Templates: tpl, Logger: log, Now: s.clock.now})
 	if err != nil {
 		t.Fatalf("edge.New: %v", err)
 	}
