@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# make soak: the edge under SOAK_SECONDS (default 60) of mixed traffic while the builder
+# publishes a new snapshot every SOAK_PUBLISH_EVERY seconds (default 2).
+#
+# It starts a throwaway PostgreSQL and MinIO (scripts/services.sh), seeds a catalogue,
+# publishes the first snapshot into MinIO, creates SOAK_TOKENS API tokens (default 200) and
+# one revoked token, and starts the edge on 127.0.0.1 with edge.rate_limit SOAK_RATE_LIMIT
+# (default 60). Then, for SOAK_SECONDS, the load generator (scripts/soak) sends documents,
+# HEADs, conditional requests, searches, unknown ids and bad credentials at concurrency
+# SOAK_CONCURRENCY (default 64), a few tokens hot enough to exceed the limit, while a loop
+# changes some classes (scripts/soak/change.sql) and runs `builder run`. It prints a report
+# and exits non-zero when any check fails:
+#   - no failed request (no answer, 5xx, unexpected status, malformed answer);
+#   - no answer mixing snapshots (X-Catalogue-Snapshot against the body's hash in that
+#     snapshot's manifest) and none naming a snapshot older than one already served;
+#   - the rate limit exact per token and per address (never over, never refused below it);
+#   - the edge's memory (VmRSS) grows at most SOAK_MAX_GROWTH (default 0.20) from the end of
+#     the warm-up to the end of the run;
+#   - every builder run succeeded, a swap was served, and the edge is still running.
+# Every process it starts is stopped on exit; the folder of logs is kept when a check fails.
+#
+#   make soak                  # the full 60 s
+#   SOAK_SECONDS=15 make soak  # a short check
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${SOAK_SECONDS:-60}
+every=${SOAK_PUBLISH_EVERY:-2}
+tokens=${SOAK_TOKENS:-200}
+concurrency=${SOAK_CONCURRENCY:-64}
+hot=${SOAK_HOT:-10}
+rate=${SOAK_RATE_LIMIT:-60}
+max_growth=${SOAK_MAX_GROWTH:-0.20}
+for v in seconds every tokens concurrency hot rate; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "soak: SOAK_${v^^} must be a positive integer (got '${!v}')" >&2; exit 2; }
+done
+warmup=$((seconds / 4 < 10 ? seconds / 4 : 10))
+warmup=$((warmup < 1 ? 1 : warmup))
+
+# The run configures everything it starts itself: catalogue settings from the caller's shell
+# (a store, a Redis, a cache folder, a base path) would change what is checked.
+while read -r v; do unset "$v"; done < <(compgen -e | grep '^CATALOGUE_' || true)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/catalogue-soak.XXXXXX")
+chmod 755 "$work" # scripts/pg.sh's postgres user must be able to enter it
+bin=$work/bin
+pids=()
+
+cleanup() {
+	local code=$?
+	trap - EXIT INT TERM
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	scripts/services.sh stop "$work/services" >/dev/null 2>&1 || true
+	rm -rf "$work/services" "$bin"
+	if [ "$code" = 0 ]; then
+		rm -rf "$work"
+	else
+		echo "soak: logs kept in $work" >&2
+	fi
+	exit "$code"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log() { echo "soak: $*" >&2; }
+die() { echo "soak: $*" >&2; exit 1; }
+now_ns() { date +%s%N; }
+
+# pg_tool NAME prints a PostgreSQL client program, preferring the server's own version.
+pg_tool() {
+	local d
+	for d in /usr/lib/postgresql/*/bin; do
+		[ -x "$d/$1" ] && { echo "$d/$1"; return; }
+	done
+	command -v "$1"
+}
+
+main() {
+	log "building the binaries"
+	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/soak
+	start_services
+	prepare
+	start_edge
+	log "traffic for $seconds s at concurrency $concurrency; a snapshot every $every s"
+	publish_loop &
+	local publisher=$! rc=0
+	pids+=("$publisher")
+	"$bin/soak" -base "$base" -tokens "$work/tokens.txt" -revoked "$work/revoked.txt" -edge-pid "$edge_pid" \
+		-duration "${seconds}s" -warmup "${warmup}s" -concurrency "$concurrency" -hot "$hot" \
+		-rate-limit "$rate" -max-growth "$max_growth" || rc=1
+	wait "$publisher" || true
+	finish "$rc"
+}
+
+start_services() {
+	log "starting PostgreSQL and MinIO in $work/services"
+	local env
+	env=$(scripts/services.sh start "$work/services") || die "the services did not start"
+	eval "$env"
+	export CATALOGUE_DATABASE_URL=$CATALOGUE_TEST_PG_URL
+	export CATALOGUE_STORE_URL=s3://catalogue-soak/catalogue CATALOGUE_STORE_ENDPOINT=$CATALOGUE_TEST_S3_ENDPOINT
+	# Every snapshot of the run stays in the store, so that each one the edge names can be
+	# checked against its manifest.
+	export CATALOGUE_BUILDER_KEEP=1000
+	psql=$(pg_tool psql) || die "psql not found"
+}
+
+# prepare seeds the catalogue, publishes the first snapshot and creates the tokens.
+prepare() {
+	log "seeding and publishing the first snapshot"
+	"$bin/builder" migrate >"$work/prepare.log" 2>&1 || { cat "$work/prepare.log" >&2; die "builder migrate failed"; }
+	"$bin/builder" seed --courses 200 --classes 5000 --registrations 40000 --seed 1 >>"$work/prepare.log" 2>&1 ||
+		{ cat "$work/prepare.log" >&2; die "builder seed failed"; }
+	"$bin/builder" run >>"$work/prepare.log" 2>&1 || { cat "$work/prepare.log" >&2; die "builder run failed"; }
+
+	log "creating $tokens tokens and a revoked one"
+	mkdir -p "$work/tokens"
+	# Four at a time; each writes only its token (the last line) to a file of its own.
+	seq 1 "$tokens" | xargs -P 4 -I{} sh -c '"$1" token create --name "soak-$2" 2>>"$3/prepare.log" | tail -n 1 >"$3/tokens/$2"' \
+		sh "$bin/builder" {} "$work" || die "builder token create failed (see $work/prepare.log)"
+	cat "$work"/tokens/* >"$work/tokens.txt"
+	[ "$(grep -c '^pcat_' "$work/tokens.txt")" = "$tokens" ] || die "builder token create printed fewer than $tokens tokens"
+	local out id
+	out=$("$bin/builder" token create --name soak-revoked)
+	id=$(sed -n 's/^token \([0-9]*\) issued.*/\1/p' <<<"$out")
+	tail -n 1 <<<"$out" >"$work/revoked.txt"
+	"$bin/builder" token revoke "$id" >>"$work/prepare.log" 2>&1 || die "builder token revoke $id failed"
+}
+
+# start_edge starts the edge on a free loopback port, polling the store often so that it
+# serves each new snapshot within a fraction of the publishing period.
+start_edge() {
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:0 CATALOGUE_EDGE_RATE_LIMIT=$rate CATALOGUE_EDGE_POLL_INTERVAL=500ms \
+		"$bin/edge" 2>"$work/edge.log" &
+	edge_pid=$!
+	pids+=("$edge_pid")
+	local addr="" i
+	for ((i = 0; i < 300; i++)); do
+		addr=$(jq -r 'select(.msg == "listening") | .addr' "$work/edge.log" 2>/dev/null | head -n 1)
+		[ -n "$addr" ] && curl -fs -o /dev/null "http://$addr/readyz" && break
+		kill -0 "$edge_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	curl -fs -o /dev/null "http://$addr/readyz" 2>/dev/null || { tail -n 20 "$work/edge.log" >&2; die "the edge did not become ready"; }
+	base=http://$addr/api/v2
+	log "edge (pid $edge_pid) ready at $base"
+}
+
+# publish_loop changes the data and publishes a snapshot every $every seconds, for $seconds
+# seconds: bounded in count and in time. A builder run in flight when it is stopped is
+# stopped with it.
+publish_loop() {
+	local end i=0 t0 rest child=""
+	trap '[ -z "$child" ] || kill "$child" 2>/dev/null; exit 143' TERM
+	end=$(($(now_ns) + seconds * 1000000000))
+	while ((i < seconds / every + 1 && $(now_ns) < end)); do
+		t0=$(now_ns)
+		i=$((i + 1))
+		"$psql" -X -q -v ON_ERROR_STOP=1 "$CATALOGUE_DATABASE_URL" -f scripts/soak/change.sql >>"$work/publish.log" 2>&1 ||
+			echo "change $i failed" >>"$work/publish-failures"
+		timeout 120 "$bin/builder" run >"$work/run-$i.out" 2>>"$work/publish.log" &
+		child=$!
+		if wait "$child"; then
+			grep '^snapshot ' "$work/run-$i.out" >>"$work/published.txt" || echo "run $i published nothing" >>"$work/publish-failures"
+		else
+			echo "run $i failed" >>"$work/publish-failures"
+		fi
+		child=""
+		rest=$((t0 + every * 1000000000 - $(now_ns)))
+		if ((rest > end - $(now_ns))); then rest=$((end - $(now_ns))); fi
+		if ((rest > 0)); then sleep "$((rest / 1000000000)).$(printf '%09d' $((rest % 1000000000)))"; fi
+	done
+}
+
+# finish prints what the publisher and the edge did and exits with the verdict.
+finish() {
+	local rc=$1 published failures loaded warnings
+	published=$(wc -l <"$work/published.txt" 2>/dev/null || echo 0)
+	failures=$(wc -l <"$work/publish-failures" 2>/dev/null || echo 0)
+	loaded=$(grep -c '"msg":"snapshot loaded"' "$work/edge.log" || true)
+	warnings=$(grep -v '"msg":"request"' "$work/edge.log" | grep -c '"level":"\(WARN\|ERROR\)"' || true)
+	echo "snapshots published during the run: $published (builder runs or changes failed: $failures); edge loaded $loaded snapshots in all"
+	echo "edge log: $warnings warnings or errors besides request lines"
+	grep -v '"msg":"request"' "$work/edge.log" | grep '"level":"\(WARN\|ERROR\)"' | head -n 5 | sed 's/^/   /' || true
+	if [ "$failures" != 0 ]; then
+		sed 's/^/   /' "$work/publish-failures"
+		rc=1
+	fi
+	if [ "$published" = 0 ]; then
+		echo "soak: no snapshot was published during the run"
+		rc=1
+	fi
+	if ! kill -0 "$edge_pid" 2>/dev/null; then
+		echo "soak: the edge is no longer running"
+		rc=1
+	fi
+	if [ "$rc" = 0 ]; then echo "soak: PASS"; else echo "soak: FAIL"; fi
+	exit "$rc"
+}
+
+main "$@"
