@@ -3,8 +3,10 @@ package edge
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,6 +80,11 @@ func hasParam(c echo.Context, name string) bool {
 // page runs the search for p within the search timeout and appends the response body
 // {"data":[...],"total":N,"last_page":N} (D10) to buf.
 func (h *searcher) page(ctx context.Context, buf []byte, p searchParams) ([]byte, error) {
+	if !utf8.ValidString(p.search) || strings.IndexByte(p.search, 0) >= 0 {
+		// No course name holds a NUL or invalid UTF-8, so nothing matches (D11); PostgreSQL
+		// would refuse the text, and the client would get a 503 for its own input.
+		return append(buf, `{"data":[],"total":0,"last_page":1}`...), nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	args := searchArgs(h.s.opts.Config.Today(h.s.now()), p)
