@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// testRebuild changes the data, builds again, and checks that the edge serves the new
+// snapshot after its next poll (edge.poll_interval is 200ms here), whole (D27).
+func (f *fixture) testRebuild(t *testing.T) {
+	f.env.Exec(t, `UPDATE courses SET name = 'Zoology Advanced' WHERE id = 10;
+UPDATE courses SET is_public = false WHERE id = 16;`)
+	next := f.env.Run(t)
+	if next == f.snapshot {
+		t.Fatalf("builder run after a change published snapshot %s again", next)
+	}
+	f.edge.WaitSnapshot(t, next, readyWithin)
+
+	r := f.get(t, "/public/course/10")
+	if got := r.Header.Get("X-Catalogue-Snapshot"); got != next {
+		t.Errorf("GET /public/course/10: X-Catalogue-Snapshot %q, want the new %q", got, next)
+	}
+	f.wantJSON(t, r, `{"id": 10, "name": "Zoology Advanced", "type": "Brick and Mortar", "description": "<p>Animals &amp; <b>habitats</b></p>"}`)
+	f.wantJSON(t, f.get(t, "/public/popular"), `[
+		{"id": 10, "name": "Zoology Advanced", "upcoming_class": {"id": 100, "cost": 500, "start": "@+10", "end": "@+12", "available_seats": 6}},
+		{"id": 13, "name": "Algebra 100%", "upcoming_class": {"id": 131, "cost": 120, "start": "@+1", "end": "@+30", "available_seats": 0}},
+		{"id": 11, "name": "art history", "upcoming_class": null}
+	]`)
+	// Course 16 is no longer public: gone from its own route and from the list.
+	wantError(t, f.get(t, "/public/course/16"), http.StatusNotFound, "")
+	f.wantJSON(t, f.get(t, "/public/courses?type="+strings.ReplaceAll("Brick and Mortar", " ", "+")), `{"data": [
+		{"id": 12, "name": "Biology_Lab", "upcoming_class": `+upBiology+`},
+		{"id": 10, "name": "Zoology Advanced", "upcoming_class": `+upZoology+`}
+	]}`)
+	// The live search reads the database, so it changed at once.
+	f.wantJSON(t, f.get(t, "/public/classes?search=advanced"), page([]string{
+		strings.Replace(item[100], `"Zoology"`, `"Zoology Advanced"`, 1),
+		strings.Replace(item[101], `"Zoology"`, `"Zoology Advanced"`, 1),
+		strings.Replace(item[103], `"Zoology"`, `"Zoology Advanced"`, 1),
+	}, 3, 1))
+}
+
+// slowSearch replaces the class search for testGracefulShutdown: after a pause it returns
+// class 150 as the only match, whatever the filters. It takes the eight arguments the edge
+// passes (see templates/search.sql) and returns the same columns.
+const slowSearch = `-- search.sql for the shutdown test: class 150 after 1.5 s, ignoring the filters.
+SELECT cl.id, cl.course_id, co.name AS course, cl.start_date, cl.end_date, co.type,
+       NULL::text AS city, NULL::text AS state, cl.cost, NULL::bigint AS available_seats,
+       1::bigint AS total
+FROM classes cl
+JOIN courses co ON co.id = cl.course_id
+CROSS JOIN pg_sleep(1.5)
+WHERE cl.id = 150
+  AND $1::date IS NOT NULL AND ($2::date IS NULL OR $3::date IS NULL OR $4::date IS NULL
+  OR $5::text IS NULL OR $6::bigint IS NULL OR $7::bigint > 0 OR $8::bigint >= 0)
+`
+
+// testGracefulShutdown sends SIGTERM to an edge while searches are in flight: each gets its
+// whole answer, and the edge exits 0.
+func (f *fixture) testGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "search.sql"), []byte(slowSearch), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := f.env.StartEdge(t, map[string]string{
+		"CATALOGUE_TEMPLATES_DIR":       dir,
+		"CATALOGUE_EDGE_SEARCH_TIMEOUT": "30s",
+	})
+	d.WaitSnapshot(t, f.snapshot, readyWithin)
+
+	const inFlight = 4
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	results := make(chan result, inFlight)
+	var wg sync.WaitGroup
+	for range inFlight {
+		wg.Go(func() {
+			// Not d.Get: t.Fatal may not be called from another goroutine.
+			req, _ := http.NewRequest(http.MethodGet, d.URL+base+"/public/classes", nil)
+			req.Header.Set("Authorization", "Bearer "+f.token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			results <- result{status: resp.StatusCode, body: string(b), err: err}
+		})
+	}
+	waitSleeping(t, f.env.DatabaseURL, inFlight)
+	d.Signal(t, syscall.SIGTERM)
+	wg.Wait()
+	close(results)
+	want := f.expand(page(items(150), 1, 1))
+	for r := range results {
+		if r.err != nil || r.status != http.StatusOK {
+			t.Errorf("search in flight at SIGTERM: status %d, error %v, want 200\n%s", r.status, r.err, r.body)
+			continue
+		}
+		if diff := jsonDiff(t, want, r.body); diff != "" {
+			t.Errorf("search in flight at SIGTERM mismatch (-want +got):\n%s", diff)
+		}
+	}
+	if err := d.Wait(t, 20*time.Second); err != nil {
+		t.Errorf("edge after SIGTERM: %v, want exit 0\nlogs:\n%s", err, d.Logs())
+	}
+}
+
+// waitSleeping waits until n queries of the test's database are in pg_sleep, that is until
+// n searches are in flight in the edge.
+func waitSleeping(t *testing.T, dbURL string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(context.Background())
+	for {
+		var sleeping int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid()`).Scan(&sleeping)
+		if err != nil {
+			t.Fatalf("count searches in flight (want %d): %v", n, err)
+		}
+		if sleeping >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polling another process's progress
+	}
+}
