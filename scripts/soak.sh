@@ -7,9 +7,10 @@
 # one revoked token, and starts the edge on 127.0.0.1 with edge.rate_limit SOAK_RATE_LIMIT
 # (default 60). Then, for SOAK_SECONDS, the load generator (scripts/soak) sends documents,
 # HEADs, conditional requests, searches, unknown ids and bad credentials at concurrency
-# SOAK_CONCURRENCY (default 64), a few tokens hot enough to exceed the limit, while a loop
-# changes some classes (scripts/soak/change.sql) and runs `builder run`. It prints a report
-# and exits non-zero when any check fails:
+# SOAK_CONCURRENCY (default 64): SOAK_HOT tokens (default 10) sent every SOAK_HOT_PACE
+# (default 10ms; 0 for no pause) so that they exceed the limit, the others paced to stay
+# below it. Meanwhile a loop changes some classes (scripts/soak/change.sql) and runs
+# `builder run`. It prints a report and exits non-zero when any check fails:
 #   - no failed request (no answer, 5xx, unexpected status, malformed answer);
 #   - no answer mixing snapshots (X-Catalogue-Snapshot against the body's hash in that
 #     snapshot's manifest) and none naming a snapshot older than one already served;
@@ -29,6 +30,7 @@ every=${SOAK_PUBLISH_EVERY:-2}
 tokens=${SOAK_TOKENS:-200}
 concurrency=${SOAK_CONCURRENCY:-64}
 hot=${SOAK_HOT:-10}
+hot_pace=${SOAK_HOT_PACE:-10ms}
 rate=${SOAK_RATE_LIMIT:-60}
 max_growth=${SOAK_MAX_GROWTH:-0.20}
 for v in seconds every tokens concurrency hot rate; do
@@ -89,7 +91,7 @@ main() {
 	pids+=("$publisher")
 	"$bin/soak" -base "$base" -tokens "$work/tokens.txt" -revoked "$work/revoked.txt" -edge-pid "$edge_pid" \
 		-duration "${seconds}s" -warmup "${warmup}s" -concurrency "$concurrency" -hot "$hot" \
-		-rate-limit "$rate" -max-growth "$max_growth" || rc=1
+		-hot-pace "$hot_pace" -rate-limit "$rate" -max-growth "$max_growth" || rc=1
 	wait "$publisher" || true
 	finish "$rc"
 }
@@ -184,7 +186,7 @@ finish() {
 	echo "snapshots published during the run: $published (builder runs or changes failed: $failures); edge loaded $loaded snapshots in all"
 	echo "edge log: $warnings warnings or errors besides request lines"
 	grep -v '"msg":"request"' "$work/edge.log" | grep '"level":"\(WARN\|ERROR\)"' | head -n 5 | sed 's/^/   /' || true
-	if [ "$failures" != 0 ]; then
+	if [ -s "$work/publish-failures" ]; then
 		sed 's/^/   /' "$work/publish-failures"
 		rc=1
 	fi

@@ -12,7 +12,7 @@
 //     (checkLimit), with the Remaining header right on every accepted request;
 //   - the edge's resident memory after the warm-up does not grow by more than -max-growth.
 //
-// A few tokens are hot (sent without pause, so they exceed their limit); the others are
+// A few tokens are hot (sent every -hot-pace, so they exceed their limit); the others are
 // paced to stay below it; bad credentials come from a second loopback address, so that its
 // limit on failed authentication never touches the good tokens.
 //
@@ -59,7 +59,7 @@ func main() {
 type options struct {
 	base, tokensFile, revokedFile, badAddr string
 	edgePID, concurrency, hot, limit       int
-	duration, warmup, window               time.Duration
+	duration, warmup, window, hotPace      time.Duration
 	maxGrowth                              float64
 	seed                                   uint64
 }
@@ -73,7 +73,8 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.badAddr, "bad-addr", "127.0.0.2", "loopback address the bad credentials are sent from")
 	fs.IntVar(&o.edgePID, "edge-pid", 0, "the edge's process id, whose memory is sampled")
 	fs.IntVar(&o.concurrency, "concurrency", 64, "requests in flight: one worker sends bad credentials, the others good tokens")
-	fs.IntVar(&o.hot, "hot", 10, "tokens sent without pause, so that they exceed the limit")
+	fs.IntVar(&o.hot, "hot", 10, "tokens sent hot, every -hot-pace, so that they exceed the limit")
+	fs.DurationVar(&o.hotPace, "hot-pace", 10*time.Millisecond, "the pause of a hot token between an answer and its next request (0: none)")
 	fs.IntVar(&o.limit, "rate-limit", 60, "the edge's edge.rate_limit")
 	fs.DurationVar(&o.window, "window", time.Minute, "the window of the rate limit")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "how long to send traffic")
@@ -91,8 +92,8 @@ func parseOptions(args []string) (options, error) {
 		return o, errors.New("-tokens, -revoked and -edge-pid are required")
 	case o.hot < 1 || o.concurrency < o.hot+2:
 		return o, fmt.Errorf("-concurrency (%d) must leave a worker for bad credentials and one for paced tokens beside the %d hot ones", o.concurrency, o.hot)
-	case o.limit < 1 || o.window <= 0 || o.duration <= 0:
-		return o, errors.New("-rate-limit, -window and -duration must be positive")
+	case o.limit < 1 || o.window <= 0 || o.duration <= 0 || o.hotPace < 0:
+		return o, errors.New("-rate-limit, -window and -duration must be positive, -hot-pace not negative")
 	}
 	o.base = strings.TrimSuffix(o.base, "/")
 	return o, nil

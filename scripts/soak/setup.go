@@ -15,7 +15,7 @@ import (
 const badPace = 100 * time.Millisecond
 
 // newWorkers returns the workers: the first sends bad credentials from o.badAddr, the next
-// o.hot each send one hot token without pause, and the rest share the other tokens, each
+// o.hot each send one hot token every o.hotPace, and the rest share the other tokens, each
 // token paced so that it never reaches the limit.
 func newWorkers(o options, cat *catalogue, ms *manifests) ([]*worker, error) {
 	tokens, err := readLines(o.tokensFile)
@@ -53,7 +53,7 @@ func newWorkers(o options, cat *catalogue, ms *manifests) ([]*worker, error) {
 	ws[0].badAuth = badAuthorizations(tokens[0], unissued, revoked[0])
 	ws[0].keys = []*key{{name: "address " + o.badAddr, pace: badPace, next: now}}
 	for i, t := range tokens {
-		k := &key{name: fmt.Sprintf("token %d", i+1), token: t, next: now, hot: i < o.hot}
+		k := &key{name: fmt.Sprintf("token %d", i+1), token: t, next: now, hot: i < o.hot, pace: o.hotPace}
 		if k.hot {
 			ws[1+i].keys = append(ws[1+i].keys, k)
 			continue

@@ -23,8 +23,6 @@ const (
 	failUnverified = "unverifiable answers"
 )
 
-var failKinds = []string{failConn, fail5xx, failStatus, failMalformed, failMixed, failUnverified}
-
 // failures collects every failed check from every worker: a count per kind and the first
 // few messages, for the report.
 type failures struct {

@@ -14,7 +14,7 @@ import (
 type key struct {
 	name  string        // "token 17" or "address 127.0.0.2": never the token itself
 	token string        // "" for an address
-	hot   bool          // sends without pause, so it exceeds its limit
+	hot   bool          // sends fast enough to exceed its limit
 	pace  time.Duration // the least time from an answer to the key's next request
 	next  time.Time     // when the key may send again
 	log   []exchange
