@@ -85,13 +85,14 @@ func (f *fixture) testGracefulShutdown(t *testing.T) {
 		err    error
 	}
 	results := make(chan result, inFlight)
+	client := &http.Client{Timeout: 30 * time.Second}
 	var wg sync.WaitGroup
 	for range inFlight {
 		wg.Go(func() {
 			// Not d.Get: t.Fatal may not be called from another goroutine.
 			req, _ := http.NewRequest(http.MethodGet, d.URL+base+"/public/classes", nil)
 			req.Header.Set("Authorization", "Bearer "+f.token)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := client.Do(req)
 			if err != nil {
 				results <- result{err: err}
 				return

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,15 +93,27 @@ func newFixture(t *testing.T, st config.Store) *fixture {
 // carry: X-Content-Type-Options: nosniff (D25).
 func (f *fixture) get(t *testing.T, path string, header ...string) *cmdtest.Response {
 	t.Helper()
-	return checked(t, f.edge.Get(t, base+path, f.token, header...))
+	r := checked(t, f.edge.Get(t, base+path, f.token, header...))
+	// D23: every authenticated response, errors included, carries the limit and what is
+	// left of it.
+	if _, err := strconv.Atoi(r.Header.Get("X-RateLimit-Remaining")); err != nil || r.Header.Get("X-RateLimit-Limit") != "10000" {
+		t.Errorf("GET %s: X-RateLimit-Limit %q, X-RateLimit-Remaining %q; want 10000 and a number",
+			path, r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+	}
+	return r
 }
 
-// checked fails the test when r lacks nosniff (D25), or when an error body is not a JSON
-// object with a message and the JSON content type (D24).
+// checked fails the test when r lacks nosniff (D25), when a 200 GET outside /metrics is
+// not JSON, or when an error body is not a JSON object with a message and the JSON content
+// type (D24).
 func checked(t *testing.T, r *cmdtest.Response) *cmdtest.Response {
 	t.Helper()
 	if got := r.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("%s %s: X-Content-Type-Options = %q, want nosniff", r.Request.Method, r.Request.URL.Path, got)
+	}
+	if r.StatusCode == http.StatusOK && r.Request.Method == http.MethodGet && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") &&
+		r.Request.URL.Path != "/metrics" {
+		t.Errorf("GET %s: 200 with Content-Type %q, want application/json", r.Request.URL, r.Header.Get("Content-Type"))
 	}
 	if r.StatusCode >= 400 && r.Request.Method != http.MethodHead {
 		if ct := r.Header.Get("Content-Type"); ct != "application/json" && ct != "application/json; charset=UTF-8" {
