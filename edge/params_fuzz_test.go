@@ -89,7 +89,8 @@ func FuzzAuthorization(f *testing.F) {
 	for _, s := range []string{"Bearer " + handToken, "bearer " + handToken, "BEARER   " + handToken, "Bearer " + handToken + " ",
 		"Bearer " + handToken + "\x00", "Bearer\t" + handToken, " Bearer " + handToken, "Bearer " + strings.ToUpper(handToken),
 		"Bearer " + handToken[:len(handToken)-1], "Basic " + handToken, handToken, "Bearer", "Bearer ", "", "Bearer a b",
-		"Bearer é", "Bearer \xff"} {
+		"Bearer é", "Bearer \xff", "Bearer \t" + handToken, "\tBearer " + handToken, "Bearer\u00a0" + handToken,
+		"Bearer \u00a0" + handToken, "Bearer " + handToken + "\t", "Bearer\n " + handToken, "Bearer " + handToken + "\n"} {
 		f.Add(s, false)
 	}
 	f.Add("Bearer "+handToken, true)
