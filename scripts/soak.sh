@@ -51,7 +51,9 @@ pids=()
 cleanup() {
 	local code=$?
 	trap - EXIT INT TERM
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	# Newest first: the load generator and the publisher stop before the edge they talk to.
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	scripts/services.sh stop "$work/services" >/dev/null 2>&1 || true
 	rm -rf "$work/services" "$bin"
@@ -87,11 +89,16 @@ main() {
 	start_edge
 	log "traffic for $seconds s at concurrency $concurrency; a snapshot every $every s"
 	publish_loop &
-	local publisher=$! rc=0
+	local publisher=$! soak rc=0
 	pids+=("$publisher")
+	# In the background, so that a signal to this script is handled at once (bash runs a
+	# trap only once the foreground command is done).
 	"$bin/soak" -base "$base" -tokens "$work/tokens.txt" -revoked "$work/revoked.txt" -edge-pid "$edge_pid" \
 		-duration "${seconds}s" -warmup "${warmup}s" -concurrency "$concurrency" -hot "$hot" \
-		-hot-pace "$hot_pace" -rate-limit "$rate" -max-growth "$max_growth" || rc=1
+		-hot-pace "$hot_pace" -rate-limit "$rate" -max-growth "$max_growth" &
+	soak=$!
+	pids+=("$soak")
+	wait "$soak" || rc=1
 	wait "$publisher" || true
 	finish "$rc"
 }
@@ -156,31 +163,36 @@ start_edge() {
 publish_loop() {
 	local end i=0 t0 rest child=""
 	trap '[ -z "$child" ] || kill "$child" 2>/dev/null; exit 143' TERM
+	# run_waited runs a command in the background and waits for it, so that the trap above
+	# runs at once and stops it.
+	run_waited() {
+		"$@" &
+		child=$!
+		wait "$child"
+	}
 	end=$(($(now_ns) + seconds * 1000000000))
 	while ((i < seconds / every + 1 && $(now_ns) < end)); do
 		t0=$(now_ns)
 		i=$((i + 1))
-		"$psql" -X -q -v ON_ERROR_STOP=1 "$CATALOGUE_DATABASE_URL" -f scripts/soak/change.sql >>"$work/publish.log" 2>&1 ||
+		run_waited "$psql" -X -q -v ON_ERROR_STOP=1 "$CATALOGUE_DATABASE_URL" -f scripts/soak/change.sql >>"$work/publish.log" 2>&1 ||
 			echo "change $i failed" >>"$work/publish-failures"
-		timeout 120 "$bin/builder" run >"$work/run-$i.out" 2>>"$work/publish.log" &
-		child=$!
-		if wait "$child"; then
+		if run_waited timeout 120 "$bin/builder" run >"$work/run-$i.out" 2>>"$work/publish.log"; then
 			grep '^snapshot ' "$work/run-$i.out" >>"$work/published.txt" || echo "run $i published nothing" >>"$work/publish-failures"
 		else
 			echo "run $i failed" >>"$work/publish-failures"
 		fi
-		child=""
 		rest=$((t0 + every * 1000000000 - $(now_ns)))
 		if ((rest > end - $(now_ns))); then rest=$((end - $(now_ns))); fi
-		if ((rest > 0)); then sleep "$((rest / 1000000000)).$(printf '%09d' $((rest % 1000000000)))"; fi
+		if ((rest > 0)); then run_waited sleep "$((rest / 1000000000)).$(printf '%09d' $((rest % 1000000000)))"; fi
 	done
 }
 
 # finish prints what the publisher and the edge did and exits with the verdict.
 finish() {
 	local rc=$1 published failures loaded warnings
-	published=$(wc -l <"$work/published.txt" 2>/dev/null || echo 0)
-	failures=$(wc -l <"$work/publish-failures" 2>/dev/null || echo 0)
+	published=0 failures=0
+	[ -f "$work/published.txt" ] && published=$(wc -l <"$work/published.txt")
+	[ -f "$work/publish-failures" ] && failures=$(wc -l <"$work/publish-failures")
 	loaded=$(grep -c '"msg":"snapshot loaded"' "$work/edge.log" || true)
 	warnings=$(grep -v '"msg":"request"' "$work/edge.log" | grep -c '"level":"\(WARN\|ERROR\)"' || true)
 	echo "snapshots published during the run: $published (builder runs or changes failed: $failures); edge loaded $loaded snapshots in all"
