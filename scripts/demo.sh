@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 port=${DEMO_PORT:-8080}
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+	echo "demo: port $port is in use; stop what listens there or run DEMO_PORT=8081 make demo" >&2
+	exit 1
+fi
 work=$(mktemp -d /tmp/catalogue-demo.XXXXXX)
 chmod 755 "$work"
 pids=()
@@ -20,7 +24,8 @@ cleanup() {
 	scripts/pg.sh stop "$work/pg" || true
 	rm -rf "$work"
 }
-trap cleanup INT TERM EXIT
+trap cleanup EXIT
+trap 'cleanup; exit 0' INT TERM # Ctrl-C is how the demo is meant to end
 
 echo "demo: building the binaries"
 go build -o bin/ ./cmd/builder ./cmd/edge
@@ -35,6 +40,12 @@ bin/builder migrate
 bin/builder seed --courses 200 --classes 5000 --registrations 40000 --seed 1
 bin/builder run
 token=$(bin/builder token create --name demo | tail -n 1)
+# Ids to show: the seed makes some courses non-public, so pick ones the API will answer for.
+psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -n 1 || true)
+psql=${psql:-psql}
+course=$("$psql" "$db" -Atc "SELECT id FROM courses WHERE is_public ORDER BY id LIMIT 1")
+class=$("$psql" "$db" -Atc "SELECT cl.id FROM classes cl JOIN courses co ON co.id = cl.course_id
+	WHERE cl.is_public AND co.is_public AND cl.room_id IS NOT NULL ORDER BY cl.id LIMIT 1")
 
 bin/edge >"$work/edge.log" 2>&1 &
 pids+=($!)
@@ -50,12 +61,18 @@ cat <<TXT
 The catalogue is up at $base (edge log: $work/edge.log).
 Token (shown once): $token
 
-Try:
+Try (three ready requests, and one more):
   curl -s -H 'Authorization: Bearer $token' $base/public/popular
   curl -s -H 'Authorization: Bearer $token' '$base/public/classes?search=python&limit=3'
-  curl -s -H 'Authorization: Bearer $token' $base/public/course/1
+  curl -s -H 'Authorization: Bearer $token' $base/public/course/$course
+  curl -s -H 'Authorization: Bearer $token' $base/public/class/$class
 
 Rebuild after changing data:  CATALOGUE_DATABASE_URL='$db' CATALOGUE_STORE_URL='file://$work/store' bin/builder run
 Press Ctrl-C to stop everything.
 TXT
-wait "${pids[@]}"
+# The edge runs until Ctrl-C; if it stops by itself, say why.
+if ! wait "${pids[@]}"; then
+	echo "demo: the edge stopped; its log:" >&2
+	tail -n 20 "$work/edge.log" >&2
+	exit 1
+fi
