@@ -79,7 +79,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if status >= 500 && !errors.Is(err, ErrBadDate) {
 		s.log.Error("request failed", "status", status, "method", c.Request().Method,
-			"path", c.Request().URL.Path, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+			"path", loggedPath(c.Request().URL.Path), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)

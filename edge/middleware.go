@@ -53,7 +53,7 @@ func (s *Server) recovered(c echo.Context, err *error) {
 	if c.Response().Committed {
 		// The error handler cannot answer any more, and so does not log either.
 		s.log.Error("panic after the response started", "method", c.Request().Method,
-			"path", c.Request().URL.Path, "error", *err)
+			"path", loggedPath(c.Request().URL.Path), "error", *err)
 		*err = nil
 	}
 }

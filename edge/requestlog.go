@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,7 @@ func (m *metrics) middleware(s *Server) echo.MiddlewareFunc {
 			s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
 				slog.String("method", req.Method),
 				slog.String("route", route),
-				slog.String("path", req.URL.Path),
+				slog.String("path", loggedPath(req.URL.Path)),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size),
 				slog.Float64("duration_ms", float64(d.Microseconds())/1000),
@@ -70,14 +71,40 @@ const maxRequestIDLen = 64
 // from returns the client's X-Request-ID when it is a sane short token (so that a caller
 // can follow its request through our logs) and a new id otherwise: anything longer or with
 // other characters could forge or flood log lines, and an API token sent there by mistake
-// must not reach the log.
+// must not reach the log. Any id with the token prefix counts as a token: a token with a
+// character added or changed is no valid one, yet logging it would give the real one away.
 func (g *requestIDs) from(h http.Header) string {
-	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) && !apitoken.Valid(v[0]) {
+	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) && !strings.Contains(v[0], apitoken.Prefix) {
 		return v[0]
 	}
 	var buf [32]byte
 	b := append(buf[:0], g.prefix...)
 	return string(strconv.AppendUint(b, g.n.Add(1), 10))
+}
+
+// loggedPath is the path as it is logged: from the token prefix to the end of its segment
+// is replaced, so that a token put in the path by mistake (whole, cut or mistyped) never
+// reaches the log. A path without the prefix is returned as it is, without allocating.
+func loggedPath(p string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(p, apitoken.Prefix)
+		if i < 0 {
+			if b.Len() == 0 {
+				return p
+			}
+			b.WriteString(p)
+			return b.String()
+		}
+		b.WriteString(p[:i])
+		b.WriteString(apitoken.Prefix + "[redacted]")
+		p = p[i+len(apitoken.Prefix):]
+		if j := strings.IndexByte(p, '/'); j >= 0 {
+			p = p[j:]
+		} else {
+			p = ""
+		}
+	}
 }
 
 // saneRequestID accepts 1 to 64 characters of letters, digits, '-', '_', '.' and ':'.

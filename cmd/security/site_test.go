@@ -63,6 +63,7 @@ type siteOptions struct {
 	store config.Store         // zero: a fresh local folder
 	edit  func(*config.Config) // applied last
 	logs  io.Writer            // the JSON logs of builder and edge; nil: discarded
+	issue []string             // names of more tokens to issue before the edge starts
 }
 
 // site is a catalogue built by builder.Run into a store and served by an edge in-process,
@@ -78,6 +79,13 @@ type site struct {
 	clock   *clock
 	token   string
 	tokenID int64
+	issued  []issued // siteOptions.issue's tokens, in order
+}
+
+// issued is a token and its id.
+type issued struct {
+	id    int64
+	token string
 }
 
 // newSite loads ds into a fresh database, builds it with builder.Run and starts an edge on
@@ -95,6 +103,10 @@ func newSite(t testing.TB, ds *dataset, o siteOptions) *site {
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	s.conn = conn
 	s.tokenID, s.token = s.issue(t, "security tests")
+	for _, name := range o.issue {
+		id, token := s.issue(t, name)
+		s.issued = append(s.issued, issued{id, token})
+	}
 
 	if o.store.URL == "" {
 		o.store = buildertest.NewLocalStore(t)
