@@ -6,6 +6,8 @@
 # MINIO_ROOT_USER/MINIO_ROOT_PASSWORD (minioadmin/minioadmin unless set); clients use them as
 # AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY. Installs MinIO with `go install` when it is missing
 # (about 4 minutes the first time, then cached), so a machine with only Go is enough.
+# MINIO_PORT, when set, is the port to listen on instead of a free one: a test that stops
+# MinIO and starts it again in the same DIR sets it so that clients find it where it was.
 set -euo pipefail
 cmd=${1:?usage: minio.sh start|stop DIR}
 dir=${2:?usage: minio.sh start|stop DIR}
@@ -78,7 +80,7 @@ start)
 	fi
 	bin=$(find_bin || true)
 	if [ -z "$bin" ]; then install_minio; bin=$(find_bin); fi
-	port=$(free_port)
+	port=${MINIO_PORT:-$(free_port)}
 	console=$(free_port)
 	while [ "$console" = "$port" ]; do console=$(free_port); done
 	# Detached (setsid, no terminal, output to the log) so that it outlives this script and a
