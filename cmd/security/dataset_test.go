@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 	"time"
 
@@ -241,14 +240,4 @@ func rowsOf[T any](items []T, row func(T) []any) [][]any {
 		out = append(out, row(it))
 	}
 	return out
-}
-
-// course returns the course with id.
-func (ds *dataset) course(id int64) dsCourse {
-	for _, c := range ds.courses {
-		if c.id == id {
-			return c
-		}
-	}
-	panic("no course " + strconv.FormatInt(id, 10))
 }
