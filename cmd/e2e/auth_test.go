@@ -3,6 +3,7 @@ package e2e
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,7 +103,7 @@ func waitStatus(t *testing.T, d *cmdtest.Edge, path, token string, status int, w
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: still %s after %s, want %d\n%s", path, r.Status, within, status, r.Data)
+			t.Fatalf("GET %s: still %s after %s, want %d\n%s\nedge logs:\n%s", path, r.Status, within, status, r.Data, logTail(d.Logs(), 40))
 		}
 		time.Sleep(100 * time.Millisecond) // a real process with a real clock: polling is all there is
 	}
@@ -160,4 +161,10 @@ func want429(t *testing.T, r *cmdtest.Response, before time.Time) {
 	if now := time.Now(); err != nil || reset < before.Unix() || reset > now.Add(61*time.Second).Unix() {
 		t.Errorf("429: X-RateLimit-Reset = %q, want a Unix time within the next minute", r.Header.Get("X-RateLimit-Reset"))
 	}
+}
+
+// logTail returns the last n lines of logs, for failure messages.
+func logTail(logs string, n int) string {
+	lines := strings.Split(strings.TrimRight(logs, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

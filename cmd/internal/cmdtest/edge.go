@@ -76,11 +76,14 @@ func (e *Env) StartEdge(t testing.TB, extra map[string]string) *Edge {
 func (d *Edge) waitListening() (string, error) {
 	deadline := time.After(startTimeout)
 	for {
+		// Take the channel before reading the logs: a write in between then closes it,
+		// instead of being missed until the next write, which may never come.
+		changed := d.logs.changed()
 		if addr := listeningAddr(d.Logs()); addr != "" {
 			return addr, nil
 		}
 		select {
-		case <-d.logs.changed():
+		case <-changed:
 		case <-d.exited:
 			if addr := listeningAddr(d.Logs()); addr != "" {
 				return addr, nil
