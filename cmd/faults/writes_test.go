@@ -1,0 +1,153 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/store"
+)
+
+// faultyStore is a real store whose writes fail on demand: failPut is asked before every Put
+// and failDelete is returned by every Delete. Both are set between publications, never
+// during one.
+type faultyStore struct {
+	store.Store
+	failPut    func(key string) error
+	failDelete error
+}
+
+func (f *faultyStore) Put(ctx context.Context, key string, body []byte) error {
+	if f.failPut != nil {
+		if err := f.failPut(key); err != nil {
+			return err
+		}
+	}
+	return f.Store.Put(ctx, key, body)
+}
+
+func (f *faultyStore) Delete(ctx context.Context, keys ...string) error {
+	if f.failDelete != nil {
+		return f.failDelete
+	}
+	return f.Store.Delete(ctx, keys...)
+}
+
+var errInjected = errors.New("injected write failure")
+
+// catalogueDocs returns a catalogue of n class documents of generation gen.
+func catalogueDocs(n, gen int) map[string][]byte {
+	docs := make(map[string][]byte, n)
+	for i := range n {
+		docs[snapshot.ClassRoute(int64(i+1))] = fmt.Appendf(nil, `{"course_id":1,"generation":%d,"class":%d}`, gen, i+1)
+	}
+	return docs
+}
+
+// TestWriteErrorsLeavePointer makes one write of a publication fail, in process, through a
+// store wrapper around a real local folder and a real MinIO bucket (issue 4, guarantee 1b).
+// Before the pointer is written a failure must leave the pointer on the first snapshot,
+// complete, and say what failed; a failure to collect old snapshots after the pointer has
+// published the new one and says so. builder/publish's TestPublishFailureLeavesCurrentSnapshot
+// covers the same points with a three-document catalogue.
+func TestWriteErrorsLeavePointer(t *testing.T) {
+	const n = 40 // documents; each publication below changes all of them
+	tests := []struct {
+		name      string
+		failPut   func() func(key string) error // a fresh fault per subtest: nthObject counts
+		failDel   bool
+		published bool
+		wantMsg   string
+	}{
+		{name: "first object", failPut: nthObject(1), wantMsg: "store object objects/"},
+		{name: "object half-way", failPut: nthObject(n / 2), wantMsg: "store object objects/"},
+		{name: "last object", failPut: nthObject(n), wantMsg: "store object objects/"},
+		{name: "manifest", failPut: keyPrefix(snapshot.ManifestPrefix), wantMsg: "write manifest "},
+		{name: "pointer", failPut: keyPrefix(snapshot.PointerKey), wantMsg: "write pointer: "},
+		{name: "collection after the pointer", failDel: true, published: true, wantMsg: "is published, but collecting old snapshots failed"},
+	}
+	for kind, cfg := range buildertest.Stores(t) {
+		t.Run(kind, func(t *testing.T) {
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					ctx := context.Background()
+					cfg := cfg
+					cfg.URL += "/" + strings.ReplaceAll(tt.name, " ", "-")
+					real, err := store.Open(ctx, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := real.Ensure(ctx); err != nil {
+						t.Fatal(err)
+					}
+					fs := &faultyStore{Store: real}
+					p := &publish.Publisher{Store: fs, Keep: 1, MaxShrink: 0.5, Workers: 8}
+					meta := publish.Meta{Today: "2027-03-01", Timezone: "UTC", Counts: snapshot.Counts{Courses: 1, Classes: n}}
+					first, err := p.Publish(ctx, catalogueDocs(n, 1), meta, false)
+					if err != nil {
+						t.Fatalf("first publication: %v", err)
+					}
+					if tt.failPut != nil {
+						fs.failPut = tt.failPut()
+					}
+					if tt.failDel {
+						fs.failDelete = errInjected
+					}
+					res, err := p.Publish(ctx, catalogueDocs(n, 2), meta, false)
+					if !errors.Is(err, errInjected) || !strings.Contains(err.Error(), tt.wantMsg) {
+						t.Fatalf("Publish with the %s failing = %v; want the injected error, saying %q", tt.name, err, tt.wantMsg)
+					}
+					in := &inspector{st: real, verified: map[string]bool{}}
+					want := first.SnapshotID
+					if tt.published {
+						want = res.SnapshotID
+						if !errors.Is(err, publish.ErrCollect) {
+							t.Errorf("Publish with the collection failing = %v, want it to wrap publish.ErrCollect", err)
+						}
+					}
+					if got := in.current(t); got.ID != want {
+						t.Fatalf("pointer after the %s failed = %s, want %s", tt.name, got.ID, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// nthObject returns a maker of faults that fail the nth Put of a document object.
+func nthObject(nth int) func() func(string) error {
+	return func() func(string) error {
+		var mu sync.Mutex
+		seen := 0
+		return func(key string) error {
+			if !strings.HasPrefix(key, "objects/") {
+				return nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			seen++
+			if seen == nth {
+				return errInjected
+			}
+			return nil
+		}
+	}
+}
+
+// keyPrefix returns a maker of faults that fail every Put of a key that starts with prefix.
+func keyPrefix(prefix string) func() func(string) error {
+	return func() func(string) error {
+		return func(key string) error {
+			if strings.HasPrefix(key, prefix) {
+				return errInjected
+			}
+			return nil
+		}
+	}
+}
