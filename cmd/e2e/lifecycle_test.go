@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 )
 
 // testRebuild changes the data, builds again, and checks that the edge serves the new
@@ -48,6 +51,30 @@ UPDATE courses SET is_public = false WHERE id = 16;`)
 		strings.Replace(item[101], `"Zoology"`, `"Zoology Advanced"`, 1),
 		strings.Replace(item[103], `"Zoology"`, `"Zoology Advanced"`, 1),
 	}, 3, 1))
+}
+
+// testNotReady starts an edge on a store where nothing is published yet (for MinIO, a
+// bucket that does not exist yet): it is alive but not ready, answers the static routes
+// 503, and serves the first snapshot published after its next poll (D26).
+func (f *fixture) testNotReady(t *testing.T) {
+	env := &cmdtest.Env{DatabaseURL: f.env.DatabaseURL, Store: f.emptyStore(), Extra: maps.Clone(f.env.Extra)}
+	d := env.StartEdge(t, map[string]string{"CATALOGUE_EDGE_POLL_INTERVAL": "200ms"})
+	if r := checked(t, d.Get(t, "/healthz", "")); r.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz before any snapshot: %s, want 200", r.Status)
+	}
+	wantError(t, checked(t, d.Get(t, "/readyz", "")), http.StatusServiceUnavailable, "")
+	r := checked(t, d.Get(t, base+"/public/course/10", f.token))
+	wantError(t, r, http.StatusServiceUnavailable, "")
+	if r.Header.Get("Retry-After") == "" {
+		t.Errorf("GET /public/course/10 before any snapshot: 503 without Retry-After")
+	}
+
+	id := env.Run(t)
+	d.WaitSnapshot(t, id, readyWithin)
+	r = checked(t, d.Get(t, base+"/public/course/10", f.token))
+	if r.StatusCode != http.StatusOK || r.Header.Get("X-Catalogue-Snapshot") != id {
+		t.Errorf("GET /public/course/10 after the first build: %s, snapshot %q; want 200, %q", r.Status, r.Header.Get("X-Catalogue-Snapshot"), id)
+	}
 }
 
 // slowSearch replaces the class search for testGracefulShutdown: after a pause it returns

@@ -32,6 +32,8 @@ type fixture struct {
 	edge     *cmdtest.Edge
 	token    string // issued before the edge started
 	snapshot string // the id builder run printed
+
+	emptyStore func() config.Store // a fresh store of the same kind, nothing published
 }
 
 // TestEdge runs every end-to-end check once per kind of store.
@@ -40,6 +42,7 @@ func TestEdge(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, st)
+			f.emptyStore = func() config.Store { return buildertest.Stores(t)[name] }
 			for _, s := range []struct {
 				name string
 				test func(*testing.T)
@@ -58,6 +61,7 @@ func TestEdge(t *testing.T) {
 				{"conditional", f.testConditional},
 				{"gzip", f.testGzip},
 				{"unversioned", f.testUnversioned},
+				{"not ready", f.testNotReady},
 				{"rate limit", f.testRateLimit},
 				{"graceful shutdown", f.testGracefulShutdown},
 				{"revoke", f.testRevoke},
