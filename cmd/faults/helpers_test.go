@@ -3,13 +3,11 @@ package faults
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os/exec"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -248,18 +246,4 @@ func waitFor(within time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// errTimeout is what waitErr returns when the condition did not hold in time.
-var errTimeout = errors.New("timed out")
-
-// lines returns the lines of s that contain sub, for messages.
-func lines(s, sub string) string {
-	var out []string
-	for l := range strings.SplitSeq(s, "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }
