@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ type Edge struct {
 	CORSOrigins   []string      `mapstructure:"cors_origins"`
 	CacheDir      string        `mapstructure:"cache_dir"`
 	SearchTimeout time.Duration `mapstructure:"search_timeout"`
+	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
+	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
+	TrustedProxies []string `mapstructure:"trusted_proxies"`
 }
 
 // Default returns the configuration used when nothing else is set.
@@ -94,25 +98,26 @@ func Default() Config {
 func defaults() map[string]any {
 	d := Default()
 	return map[string]any{
-		"database.url":        d.Database.URL,
-		"replica.url":         d.Replica.URL,
-		"store.url":           d.Store.URL,
-		"store.endpoint":      d.Store.Endpoint,
-		"store.region":        d.Store.Region,
-		"timezone":            d.Timezone,
-		"templates.dir":       d.Templates.Dir,
-		"builder.schedule":    d.Builder.Schedule,
-		"builder.keep":        d.Builder.Keep,
-		"builder.max_shrink":  d.Builder.MaxShrink,
-		"edge.listen":         d.Edge.Listen,
-		"edge.base_path":      d.Edge.BasePath,
-		"edge.rate_limit":     d.Edge.RateLimit,
-		"edge.poll_interval":  d.Edge.PollInterval,
-		"edge.token_refresh":  d.Edge.TokenRefresh,
-		"edge.cache_max_age":  d.Edge.CacheMaxAge,
-		"edge.cors_origins":   d.Edge.CORSOrigins,
-		"edge.cache_dir":      d.Edge.CacheDir,
-		"edge.search_timeout": d.Edge.SearchTimeout,
+		"database.url":         d.Database.URL,
+		"replica.url":          d.Replica.URL,
+		"store.url":            d.Store.URL,
+		"store.endpoint":       d.Store.Endpoint,
+		"store.region":         d.Store.Region,
+		"timezone":             d.Timezone,
+		"templates.dir":        d.Templates.Dir,
+		"builder.schedule":     d.Builder.Schedule,
+		"builder.keep":         d.Builder.Keep,
+		"builder.max_shrink":   d.Builder.MaxShrink,
+		"edge.listen":          d.Edge.Listen,
+		"edge.base_path":       d.Edge.BasePath,
+		"edge.rate_limit":      d.Edge.RateLimit,
+		"edge.poll_interval":   d.Edge.PollInterval,
+		"edge.token_refresh":   d.Edge.TokenRefresh,
+		"edge.cache_max_age":   d.Edge.CacheMaxAge,
+		"edge.cors_origins":    d.Edge.CORSOrigins,
+		"edge.cache_dir":       d.Edge.CacheDir,
+		"edge.search_timeout":  d.Edge.SearchTimeout,
+		"edge.trusted_proxies": d.Edge.TrustedProxies,
 	}
 }
 
@@ -123,7 +128,7 @@ func Keys() []string {
 		"templates.dir", "builder.schedule", "builder.keep", "builder.max_shrink",
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
-		"edge.search_timeout",
+		"edge.search_timeout", "edge.trusted_proxies",
 	}
 }
 
@@ -156,9 +161,8 @@ func Load(path string, overrides map[string]any) (Config, error) {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	// A comma-separated environment value arrives as one string; split it.
-	if len(c.Edge.CORSOrigins) == 1 && strings.Contains(c.Edge.CORSOrigins[0], ",") {
-		c.Edge.CORSOrigins = strings.Split(c.Edge.CORSOrigins[0], ",")
-	}
+	c.Edge.CORSOrigins = splitList(c.Edge.CORSOrigins)
+	c.Edge.TrustedProxies = splitList(c.Edge.TrustedProxies)
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
@@ -242,10 +246,26 @@ func (e Edge) validate() []error {
 	if e.TokenRefresh > 30*time.Second {
 		bad("edge.token_refresh", "must be at most 30s so that revocation takes effect within 30 s", e.TokenRefresh)
 	}
+	for _, cidr := range e.TrustedProxies {
+		if _, err := netip.ParsePrefix(cidr); err != nil {
+			bad("edge.trusted_proxies", "must be CIDR ranges such as 10.0.0.0/8", fmt.Sprintf("%q", cidr))
+		}
+	}
 	if e.CacheMaxAge < 0 {
 		bad("edge.cache_max_age", "must not be negative", e.CacheMaxAge)
 	}
 	return errs
+}
+
+// splitList splits the one comma-separated string an environment variable gives.
+func splitList(l []string) []string {
+	if len(l) == 1 && strings.Contains(l[0], ",") {
+		l = strings.Split(l[0], ",")
+	}
+	for i := range l {
+		l[i] = strings.TrimSpace(l[i])
+	}
+	return l
 }
 
 func validateStoreURL(s string) error {

@@ -170,3 +170,18 @@ func TestToday(t *testing.T) {
 		}
 	}
 }
+
+func TestTrustedProxies(t *testing.T) {
+	t.Setenv("CATALOGUE_EDGE_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.0/24")
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"10.0.0.0/8", "192.0.2.0/24"}, c.Edge.TrustedProxies); diff != "" {
+		t.Errorf("edge.trusted_proxies mismatch (-want +got):\n%s", diff)
+	}
+	t.Setenv("CATALOGUE_EDGE_TRUSTED_PROXIES", "10.0.0.1")
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "edge.trusted_proxies: must be CIDR ranges") {
+		t.Errorf("Load with a bare address: error %v, want edge.trusted_proxies named", err)
+	}
+}

@@ -336,3 +336,40 @@ func dropDatabase(t *testing.T, dbURL string) {
 		t.Fatalf("drop database: %v", err)
 	}
 }
+
+// TestFailedAuthLimitedPerForwardedAddress: behind load balancers named in
+// edge.trusted_proxies, the client address comes from X-Forwarded-For, so one client's bad
+// tokens block that client only, not every client of the balancer; a forwarded address
+// from a peer that is not a trusted proxy is ignored.
+func TestFailedAuthLimitedPerForwardedAddress(t *testing.T) {
+	env := newAuthEnv(t, func(c *config.Config) { c.Edge.TrustedProxies = []string{"192.0.2.0/24"} })
+	bad := []string{"Bearer pcat_guess"}
+	balancer := "192.0.2.10:5000"
+	from := func(addr string) map[string]string { return map[string]string{"X-Forwarded-For": addr} }
+	for i := range 60 {
+		env.clock.at(time.Duration(i) * time.Second)
+		r := req{target: course1, auth: bad, remote: balancer, header: from("203.0.113.1")}
+		if diff := cmp.Diff(unauth, env.send(r)); diff != "" {
+			t.Fatalf("failure %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+	}
+	limited := response{Status: 429, Body: bodyTooMany, Headers: map[string]string{"Content-Type": jsonContentType,
+		"Retry-After": "1", "X-RateLimit-Reset": strconv.FormatInt(authT0Unix+60, 10)}}
+	steps := []struct {
+		name string
+		r    req
+		want response
+	}{
+		{"the guessing client", req{target: course1, auth: bad, remote: balancer, header: from("203.0.113.1")}, limited},
+		{"another client of the balancer", req{target: course1, auth: env.bearer(), remote: balancer, header: from("203.0.113.2")}, ok("59")},
+		{"another client's bad token", req{target: course1, auth: bad, remote: balancer, header: from("203.0.113.2")}, unauth},
+		// 198.51.100.7 is no trusted proxy: its X-Forwarded-For is ignored, it is the client.
+		{"untrusted peer claiming another address", req{target: course1, auth: bad, remote: "198.51.100.7:4000", header: from("203.0.113.1")}, unauth},
+	}
+	env.clock.at(59 * time.Second)
+	for _, s := range steps {
+		if diff := cmp.Diff(s.want, env.send(s.r)); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", s.name, diff)
+		}
+	}
+}

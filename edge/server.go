@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -99,9 +100,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	// The client address is the direct peer: X-Forwarded-For is not trusted, so it cannot
-	// be forged to escape the per-address limit on failed authentication.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = s.ipExtractor()
 	e.Pre(s.metrics.middleware(s), s.recoverJSON, s.securityHeaders, s.rejectMethods)
 	e.Use(s.cors())
 
@@ -123,4 +122,22 @@ func (s *Server) newEcho() *echo.Echo {
 	pub.Match(getHead, "/classes", s.search.handleSearch)            // search boxes and calendars
 	pub.Match(getHead, "/course/:id/classes", s.search.handleSearch) // a course page's class list
 	return e
+}
+
+// ipExtractor decides the client address, which limits failed authentication (D23). By
+// default it is the direct peer, so X-Forwarded-For cannot be forged to escape the limit.
+// Behind load balancers every peer is a balancer, and one client's bad tokens would block
+// everyone; edge.trusted_proxies names them so X-Forwarded-For is read, trusting only those
+// hops (Echo's defaults would also trust every private and loopback address).
+func (s *Server) ipExtractor() echo.IPExtractor {
+	if len(s.cfg.TrustedProxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, cidr := range s.cfg.TrustedProxies {
+		if _, n, err := net.ParseCIDR(cidr); err == nil { // config.Validate refused the others
+			opts = append(opts, echo.TrustIPRange(n))
+		}
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
