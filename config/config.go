@@ -259,6 +259,9 @@ func (e Edge) validate() []error {
 
 // splitList splits the one comma-separated string an environment variable gives.
 func splitList(l []string) []string {
+	if len(l) == 0 {
+		return nil // an empty YAML list and an absent key mean the same
+	}
 	if len(l) == 1 && strings.Contains(l[0], ",") {
 		l = strings.Split(l[0], ",")
 	}

@@ -143,7 +143,6 @@ func TestExampleFileDocumentsEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.Database.URL = ""
-	got.Edge.CORSOrigins = nil
 	if diff := cmp.Diff(Default(), got); diff != "" {
 		t.Errorf("example file values differ from the defaults (-want +got):\n%s", diff)
 	}
