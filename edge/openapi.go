@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
 // openAPISource is the OpenAPI 3.1 description of the whole API. openapi_test.go sends real
@@ -42,7 +40,7 @@ func openAPIDocument(base string) (*document, error) {
 		return nil, fmt.Errorf("openapi.json: want exactly one %s to rewrite", openAPIServer)
 	}
 	body := bytes.Replace(openAPISource, []byte(openAPIServer), append([]byte(`"url": `), url...), 1)
-	d, err := newDocument(snapshot.Hash(body), body)
+	d, err := newDocument(body)
 	if err != nil {
 		return nil, fmt.Errorf("prepare openapi.json: %w", err)
 	}
@@ -60,9 +58,9 @@ func (s *Server) handleOpenAPI(c echo.Context) error {
 	}
 	req, res := c.Request(), c.Response()
 	h := res.Header()
-	body, etag, length := doc.body, doc.etag, doc.length
-	if gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding)); gz {
-		body, etag, length = doc.gzipBody, doc.gzipEtag, doc.gzipLength
+	gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))
+	body, etag, length := doc.response(gz)
+	if gz {
 		h[echo.HeaderContentEncoding] = hdrGzip
 	}
 	h.Add("Vary", echo.HeaderAcceptEncoding)

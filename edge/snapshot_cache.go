@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,12 +65,13 @@ func (c *diskCache) save(ctx context.Context, s *memSnapshot) error {
 	if c.suspect {
 		trusted = nil
 	}
-	for hash, d := range s.byHash {
+	for i := range s.docs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, ok := trusted[hash]; !ok {
-			if err := c.writeObject(hash, d.body); err != nil {
+		d := &s.docs[i]
+		if _, ok := trusted[d.hash]; !ok {
+			if err := c.writeObject(d.hexHash(), d.body()); err != nil {
 				return err
 			}
 		}
@@ -83,8 +85,8 @@ func (c *diskCache) save(ctx context.Context, s *memSnapshot) error {
 
 // objects returns the files of the cached documents, by hash, and removes temporary files
 // a killed process left behind.
-func (c *diskCache) objects() (map[string]string, error) {
-	have := map[string]string{}
+func (c *diskCache) objects() (map[[sha256.Size]byte]string, error) {
+	have := map[[sha256.Size]byte]string{}
 	err := filepath.WalkDir(filepath.Join(c.dir, "objects"), func(path string, e fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -96,8 +98,10 @@ func (c *diskCache) objects() (map[string]string, error) {
 		case strings.HasPrefix(e.Name(), ".tmp-"):
 			return os.Remove(path)
 		}
-		if hash, ok := strings.CutSuffix(e.Name(), ".json"); ok && isHexHash(hash) {
-			have[hash] = path
+		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			if hash, ok := parseHash(name); ok {
+				have[hash] = path
+			}
 		}
 		return nil
 	})
@@ -135,7 +139,7 @@ func (c *diskCache) writeObject(hash string, body []byte) error {
 
 // writeManifest writes the manifest of s, then the pointer to it.
 func (c *diskCache) writeManifest(ctx context.Context, s *memSnapshot) error {
-	m, err := json.Marshal(s.manifest)
+	m, err := json.Marshal(s.manifest())
 	if err != nil {
 		return fmt.Errorf("encode manifest %s: %w", s.id, err)
 	}
@@ -153,11 +157,12 @@ func (c *diskCache) writeManifest(ctx context.Context, s *memSnapshot) error {
 }
 
 // prune removes the documents s does not use and the manifests of other snapshots.
-func (c *diskCache) prune(ctx context.Context, s *memSnapshot, have map[string]string) error {
+func (c *diskCache) prune(ctx context.Context, s *memSnapshot, have map[[sha256.Size]byte]string) error {
+	used := s.index()
 	for hash, path := range have {
-		if _, used := s.byHash[hash]; !used {
+		if used[hash] == nil {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("prune cached document %s: %w", hash, err)
+				return fmt.Errorf("prune cached document %x: %w", hash, err)
 			}
 		}
 	}

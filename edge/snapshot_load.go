@@ -1,8 +1,12 @@
 package edge
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"runtime"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -11,7 +15,7 @@ import (
 )
 
 // fetchParallel bounds the documents fetched at once: enough to hide the store's latency,
-// few enough not to flood it or hold many bodies and compressors in flight.
+// few enough not to flood it or hold many bodies in flight.
 const fetchParallel = 32
 
 // getTimeout bounds one read from the store, so that a connection that hangs cannot stall
@@ -34,12 +38,14 @@ func (g timeoutGetter) Get(ctx context.Context, key string) ([]byte, error) {
 // receives every document read, when it is not nil, also when the load fails, so that a
 // retry need not read them again. Any failure fails the whole load: a partial snapshot is
 // never returned.
-func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, fetched map[string]*document, reuse ...map[string]*document) (*memSnapshot, error) {
+func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, fetched docIndex, reuse ...docIndex) (*memSnapshot, error) {
 	if err := checkManifest(m); err != nil {
 		return nil, err
 	}
 	docs, missing := plan(m, reuse)
-	got := make([]*document, len(missing))
+	got := make([]document, len(missing))
+	done := make([]bool, len(missing))
+	comp := newCompressors()
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(fetchParallel)
 	for i, e := range missing {
@@ -48,16 +54,20 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 			if err != nil {
 				return err
 			}
-			got[i], err = newDocument(e.Hash, b)
+			h, _ := parseHash(e.Hash) // checked by checkManifest, and b by ReadDocument
+			got[i], err = comp.document(h, b)
+			done[i] = err == nil
 			return err
 		})
 	}
 	err := eg.Wait()
-	for i, e := range missing {
-		if got[i] != nil && fetched != nil {
-			fetched[e.Hash] = got[i]
+	for i := range missing {
+		if done[i] {
+			if fetched != nil {
+				fetched[got[i].hash] = &got[i]
+			}
+			docs[got[i].hash] = &got[i]
 		}
-		docs[e.Hash] = got[i]
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
@@ -66,26 +76,88 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 }
 
 // plan sorts the documents of m into those already in memory and those to fetch, each hash
-// once however many routes share it.
-func plan(m *snapshot.Manifest, reuse []map[string]*document) (docs map[string]*document, missing []snapshot.Entry) {
-	docs = make(map[string]*document, len(m.Documents))
+// once however many routes share it. m must have passed checkManifest.
+func plan(m *snapshot.Manifest, reuse []docIndex) (docs docIndex, missing []snapshot.Entry) {
+	docs = make(docIndex, len(m.Documents))
 	for _, e := range m.Documents {
-		if _, seen := docs[e.Hash]; seen {
+		h, _ := parseHash(e.Hash)
+		if _, seen := docs[h]; seen {
 			continue
 		}
-		docs[e.Hash] = lookup(reuse, e.Hash)
-		if docs[e.Hash] == nil {
+		docs[h] = lookup(reuse, h)
+		if docs[h] == nil {
 			missing = append(missing, e)
 		}
 	}
 	return docs, missing
 }
 
-func lookup(indexes []map[string]*document, hash string) *document {
+func lookup(indexes []docIndex, hash [sha256.Size]byte) *document {
 	for _, idx := range indexes {
 		if d := idx[hash]; d != nil {
 			return d
 		}
 	}
 	return nil
+}
+
+// compressors lends out gzip writers, one per CPU: compressing is CPU work, so more at once
+// would only hold more writers, and a writer at BestCompression carries about a megabyte of
+// state. They belong to one load and go with it, instead of staying in a pool.
+type compressors chan *compressor
+
+// compressor is a gzip writer and the buffer it writes into, reused document after
+// document.
+type compressor struct {
+	w   *gzip.Writer
+	buf bytes.Buffer
+}
+
+func newCompressors() compressors {
+	c := make(compressors, runtime.GOMAXPROCS(0))
+	for range cap(c) {
+		c <- nil // made on first use: a load that fetches one document makes one
+	}
+	return c
+}
+
+// document prepares body, whose SHA-256 is hash, for serving: it compresses it at the best
+// level, once per load that first brings it, never per request, so the slower level costs
+// nothing per request. The body and the gzip body are copied into one buffer, back to back
+// and in exactly their size: the store's buffer and the compressor's have room to spare,
+// and they go back to their owners.
+func (cs compressors) document(hash [sha256.Size]byte, body []byte) (document, error) {
+	c := <-cs
+	defer func() { cs <- c }()
+	if c == nil {
+		c = &compressor{}
+		c.w, _ = gzip.NewWriterLevel(nil, gzip.BestCompression) // the level is valid, so no error
+	}
+	gz, err := c.compress(body)
+	if err != nil {
+		return document{}, fmt.Errorf("compress document %x: %w", hash, err)
+	}
+	d := document{hash: hash, data: make([]byte, len(body)+len(gz)), split: len(body)}
+	copy(d.data, body)
+	copy(d.data[len(body):], gz)
+	return d, nil
+}
+
+// compress returns the gzip of b, valid until the next call.
+func (c *compressor) compress(b []byte) ([]byte, error) {
+	c.buf.Reset()
+	c.w.Reset(&c.buf)
+	if _, err := c.w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := c.w.Close(); err != nil {
+		return nil, err
+	}
+	return c.buf.Bytes(), nil
+}
+
+// newDocument prepares a document that belongs to no snapshot (the API description).
+func newDocument(body []byte) (*document, error) {
+	d, err := newCompressors().document(sha256.Sum256(body), body)
+	return &d, err
 }

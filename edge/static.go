@@ -33,7 +33,7 @@ type staticDocs struct {
 	// leftover holds the documents a failed load did fetch, by hash, so that the retry
 	// fetches only the rest: a transient error in a large first load costs one document,
 	// not the whole catalogue again. Guarded by mu.
-	leftover map[string]*document
+	leftover docIndex
 }
 
 // newStaticDocs returns the static half of s, with no snapshot until start.
@@ -63,9 +63,9 @@ func (d *staticDocs) start(ctx context.Context) {
 	if err != nil {
 		d.log.Warn("cached snapshot not used", "dir", d.s.cfg.CacheDir, "error", err)
 	}
-	var reuse []map[string]*document
+	var reuse []docIndex
 	if seed != nil {
-		reuse = append(reuse, seed.byHash)
+		reuse = append(reuse, seed.index())
 	}
 	err = d.refresh(ctx, reuse...)
 	if err != nil && seed != nil && d.current() == nil {
@@ -131,7 +131,7 @@ func snapshotID(s *memSnapshot) string {
 // refresh loads the snapshot the pointer names when it is not the one being served, taking
 // unchanged documents from the current snapshot and from reuse, swaps it in, and saves it
 // to edge.cache_dir. On any failure before the swap the current snapshot stays.
-func (d *staticDocs) refresh(ctx context.Context, reuse ...map[string]*document) error {
+func (d *staticDocs) refresh(ctx context.Context, reuse ...docIndex) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	p, err := snapshot.ReadPointer(ctx, d.store)
@@ -147,12 +147,12 @@ func (d *staticDocs) refresh(ctx context.Context, reuse ...map[string]*document)
 		return err
 	}
 	if cur != nil {
-		reuse = append(reuse, cur.byHash)
+		reuse = append(reuse, cur.index())
 	}
 	if d.leftover != nil {
 		reuse = append(reuse, d.leftover)
 	}
-	fetched := map[string]*document{}
+	fetched := docIndex{}
 	next, err := loadSnapshot(ctx, d.store, m, fetched, reuse...)
 	if err != nil {
 		d.keepLeftover(m, fetched)
@@ -182,10 +182,11 @@ func release() { debug.FreeOSMemory() }
 
 // keepLeftover keeps what a failed load of m fetched, with what earlier failed loads
 // fetched that m uses too: bounded by one snapshot however long the failures last.
-func (d *staticDocs) keepLeftover(m *snapshot.Manifest, fetched map[string]*document) {
+func (d *staticDocs) keepLeftover(m *snapshot.Manifest, fetched docIndex) {
 	for _, e := range m.Documents {
-		if doc := d.leftover[e.Hash]; doc != nil {
-			fetched[e.Hash] = doc
+		h, _ := parseHash(e.Hash) // loadSnapshot failed, maybe because of a bad hash
+		if doc := d.leftover[h]; doc != nil {
+			fetched[h] = doc
 		}
 	}
 	d.leftover = fetched
@@ -196,5 +197,5 @@ func (d *staticDocs) swap(next *memSnapshot, source string, fetched int) {
 	d.cur.Store(next)
 	d.s.metrics.snapshotLoaded(next.id, next.builtAt)
 	d.log.Info("snapshot loaded", "snapshot", next.id, "built_at", next.builtAt,
-		"source", source, "documents", len(next.manifest.Documents), "fetched", fetched)
+		"source", source, "documents", next.routeCount(), "fetched", fetched)
 }

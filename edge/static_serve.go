@@ -97,16 +97,12 @@ func (d *staticDocs) serving(c echo.Context) (*memSnapshot, error) {
 
 // serve writes doc as it is in memory: the gzip body when the client accepts it, 304 when
 // the client's If-None-Match holds the tag of the body it would get (D25), headers only for
-// HEAD. It assigns the precomputed header values and writes the stored bytes, so a request
-// neither encodes nor compresses anything.
+// HEAD. It writes the stored bytes, so a request neither encodes nor compresses anything.
 func (d *staticDocs) serve(c echo.Context, snap *memSnapshot, doc *document) error {
 	req, res := c.Request(), c.Response()
 	h := res.Header()
 	gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))
-	body, etag, length := doc.body, doc.etag, doc.length
-	if gz {
-		body, etag, length = doc.gzipBody, doc.gzipEtag, doc.gzipLength
-	}
+	body, etag, length := doc.response(gz)
 	// Add, not set: the CORS middleware may already vary on Origin.
 	if v := h["Vary"]; len(v) == 0 {
 		h["Vary"] = hdrVaryEncoding
