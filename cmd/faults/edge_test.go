@@ -133,6 +133,7 @@ func containsAll(s string, subs []string) bool {
 // refuses or hangs), and the store again across restarts of the edge, with and without
 // edge.cache_dir.
 func TestEdgeDependenciesDown(t *testing.T) {
+	t.Parallel()
 	f := newEdgeFixture(t)
 	d := f.env.StartEdge(t, f.vars)
 	id := f.in.pointer(t)

@@ -27,6 +27,7 @@ SELECT i, (i - 1) / 3 + 1, DATE '2099-01-01' + i, DATE '2099-01-02' + i, 100, tr
 // count, the setting and --force, leave the pointer alone and the edge serving the old
 // catalogue; run --force then publishes the withdrawal.
 func TestPublishGuardRefusesShrink(t *testing.T) {
+	t.Parallel()
 	env := cmdtest.NewEnv(t, buildertest.NewS3Store(t))
 	env.Exec(t, guardCatalogue)
 	first := env.Run(t)

@@ -38,16 +38,20 @@ func killPhase(before, after contents, pointerMoved bool) string {
 // must publish normally. A reader hits the edge throughout and every answer must be a
 // published snapshot's own document.
 func TestKilledRunsNeverChangeWhatIsServed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		store func(testing.TB) config.Store
 		kills int
 	}{
 		{"s3", buildertest.NewS3Store, 20},
-		{"local", buildertest.NewLocalStore, 6},
+		{"local", buildertest.NewLocalStore, 5},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { killLoop(t, tt.store(t), tt.kills) })
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			killLoop(t, tt.store(t), tt.kills)
+		})
 	}
 }
 

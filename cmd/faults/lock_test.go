@@ -22,6 +22,7 @@ import (
 // published and store nothing. Runs that overlapped would all read the old snapshot and all
 // store the changed documents.
 func TestConcurrentRunsPublishOneAtATime(t *testing.T) {
+	t.Parallel()
 	st := buildertest.NewS3Store(t)
 	env := cmdtest.NewEnv(t, st)
 	env.MustBuilder(t, "seed", "--courses", "30", "--classes", "800", "--registrations", "3000", "--seed", "6")

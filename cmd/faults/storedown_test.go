@@ -14,6 +14,7 @@ import (
 // message that says what failed and that nothing was published; once MinIO is back the
 // pointer must still name the first snapshot, complete, and the next run must publish.
 func TestStoreKilledDuringRun(t *testing.T) {
+	t.Parallel()
 	m := startMinIO(t)
 	st := m.store("faults")
 	env := cmdtest.NewEnv(t, st)

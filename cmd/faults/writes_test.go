@@ -57,6 +57,7 @@ func catalogueDocs(n, gen int) map[string][]byte {
 // published the new one and says so. builder/publish's TestPublishFailureLeavesCurrentSnapshot
 // covers the same points with a three-document catalogue.
 func TestWriteErrorsLeavePointer(t *testing.T) {
+	t.Parallel()
 	const n = 40 // documents; each publication below changes all of them
 	tests := []struct {
 		name      string
