@@ -152,7 +152,7 @@ func TestEdgeDependenciesDown(t *testing.T) {
 // without a restart. It returns the new snapshot's id.
 func (f *edgeFixture) storeDown(t *testing.T, d *cmdtest.Edge, id string) string {
 	f.minio.stop(t)
-	waitLog(t, d, 30*time.Second, "snapshot refresh failed", id)
+	waitLog(t, d, 30*time.Second, "snapshot refresh failed")
 	f.readStatic(t, d, id, 20, 50*time.Millisecond)
 	if r, _ := f.search(t, d); r.StatusCode != http.StatusOK {
 		t.Errorf("search with the store down: %s, want 200 (it needs only the replica)\n%s", r.Status, r.Data)
