@@ -43,6 +43,12 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 		return nil, err
 	}
 	docs, missing := plan(m, reuse)
+	a := &arena{}
+	if compact(docs) {
+		if err := a.copyAll(docs); err != nil {
+			return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
+		}
+	}
 	got := make([]document, len(missing))
 	done := make([]bool, len(missing))
 	comp := newCompressors()
@@ -55,12 +61,15 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 				return err
 			}
 			h, _ := parseHash(e.Hash) // checked by checkManifest, and b by ReadDocument
-			got[i], err = comp.document(h, b)
+			got[i], err = comp.document(h, b, a)
 			done[i] = err == nil
 			return err
 		})
 	}
 	err := eg.Wait()
+	if serr := a.seal(); err == nil {
+		err = serr
+	}
 	for i := range missing {
 		if done[i] {
 			if fetched != nil {
@@ -123,10 +132,10 @@ func newCompressors() compressors {
 
 // document prepares body, whose SHA-256 is hash, for serving: it compresses it at the best
 // level, once per load that first brings it, never per request, so the slower level costs
-// nothing per request. The body and the gzip body are copied into one buffer, back to back
-// and in exactly their size: the store's buffer and the compressor's have room to spare,
-// and they go back to their owners.
-func (cs compressors) document(hash [sha256.Size]byte, body []byte) (document, error) {
+// nothing per request. The body and the gzip body are copied into a's memory, or the Go
+// heap when a is nil, back to back and in exactly their size: the store's buffer and the
+// compressor's have room to spare, and they go back to their owners.
+func (cs compressors) document(hash [sha256.Size]byte, body []byte, a *arena) (document, error) {
 	c := <-cs
 	defer func() { cs <- c }()
 	if c == nil {
@@ -137,7 +146,12 @@ func (cs compressors) document(hash [sha256.Size]byte, body []byte) (document, e
 	if err != nil {
 		return document{}, fmt.Errorf("compress document %x: %w", hash, err)
 	}
-	d := document{hash: hash, data: make([]byte, len(body)+len(gz)), split: len(body)}
+	d := document{hash: hash, split: len(body)}
+	if a == nil {
+		d.data = make([]byte, len(body)+len(gz))
+	} else if d.data, d.chunk, err = a.alloc(len(body) + len(gz)); err != nil {
+		return document{}, err
+	}
 	copy(d.data, body)
 	copy(d.data[len(body):], gz)
 	return d, nil
@@ -158,6 +172,6 @@ func (c *compressor) compress(b []byte) ([]byte, error) {
 
 // newDocument prepares a document that belongs to no snapshot (the API description).
 func newDocument(body []byte) (*document, error) {
-	d, err := newCompressors().document(sha256.Sum256(body), body)
+	d, err := newCompressors().document(sha256.Sum256(body), body, nil)
 	return &d, err
 }

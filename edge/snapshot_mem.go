@@ -20,11 +20,13 @@ import (
 //
 // A catalogue has a hundred thousand documents of a few hundred bytes, so what a document
 // holds besides its bytes counts: the hash is kept raw, and the header values are made per
-// response (see response) rather than stored.
+// response (see response) rather than stored. The bytes of a snapshot's documents are in
+// chunks outside the Go heap (snapshot_arena.go).
 type document struct {
 	hash  [sha256.Size]byte // of the body; it names the object and makes the ETags
 	data  []byte            // the body, then its gzip body
 	split int               // len(body)
+	chunk *chunk            // the memory data is in, kept mapped while d is used; nil: the Go heap
 }
 
 func (d *document) body() []byte     { return d.data[:d.split:d.split] }

@@ -159,9 +159,12 @@ func (d *staticDocs) refresh(ctx context.Context, reuse ...docIndex) error {
 		return err
 	}
 	d.leftover = nil
-	d.swap(next, "store", len(fetched))
-	// Hand the load's garbage back to the OS now (see release), after the save, which
-	// makes some of its own.
+	n := len(fetched) // fetched is garbage from here: release may collect it
+	// The load's garbage goes back to the OS (see release) before the snapshot is served,
+	// so that the edge's memory has settled once it reads ready; again after the swap and
+	// the save, for the chunks only the previous snapshot used and the save's garbage.
+	release()
+	d.swap(next, "store", n)
 	defer release()
 	if d.cache == nil {
 		return nil
@@ -176,8 +179,9 @@ func (d *staticDocs) refresh(ctx context.Context, reuse ...docIndex) error {
 // A load's transient data (the decoded manifest, every fetched body in the store client's
 // buffer, the compressors) is several times the snapshot's size, and the runtime would
 // otherwise keep it resident and return it only at the scavenger's slow pace: the edge's
-// memory would read as its peak for minutes after every swap. The cost is one full GC per
-// new snapshot, not per request.
+// memory would read as its peak for minutes after every swap. The GC is also what unmaps
+// the chunks of documents no snapshot uses any more (snapshot_arena.go). The cost is a full
+// GC of a heap that holds no document bytes, twice per new snapshot, none per request.
 func release() { debug.FreeOSMemory() }
 
 // keepLeftover keeps what a failed load of m fetched, with what earlier failed loads

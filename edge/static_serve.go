@@ -3,6 +3,7 @@ package edge
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 
 	"github.com/labstack/echo/v4"
 
@@ -128,5 +129,6 @@ func (d *staticDocs) serve(c echo.Context, snap *memSnapshot, doc *document) err
 	// A failed write means the client has gone; the status is sent and there is nobody left
 	// to tell, so the error is dropped.
 	_, _ = res.Write(body)
+	runtime.KeepAlive(doc) // body is in doc's chunk, which must stay mapped until here
 	return nil
 }

@@ -1,0 +1,149 @@
+package edge
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// The bytes of the documents (bodies and gzip bodies, some 1.7 times the snapshot's size)
+// live outside the Go heap, packed into chunks of memory mapped from the OS. In the heap
+// they would count towards the GC's goal, which lets the heap grow to twice what is live
+// before collecting: bytes that never become garbage would double the edge's memory under
+// load for no gain, and the GC would track a hundred thousand objects for them. Mapped
+// memory is outside the GC's accounting, and unmapping it returns it to the OS at once.
+//
+// A chunk is unmapped by a cleanup when the GC finds nothing referring to it any more:
+// every document holds its chunk, so a chunk lives as long as any snapshot, load or request
+// holds one of its documents. Code that hands a document's bytes to something that may
+// keep using them after the document itself is dead must keep the document alive until
+// then (runtime.KeepAlive); serve does, around its Write.
+
+// chunkSize is the size of a chunk: large enough that a catalogue needs few mappings, small
+// enough that a chunk which only a few reused documents still use wastes little (see
+// compact).
+const chunkSize = 1 << 20
+
+// mappedBytes is the memory mapped for chunks in this process, for the metrics and tests.
+var mappedBytes atomic.Int64
+
+// chunk is one mapping that holds the bytes of many documents.
+type chunk struct {
+	mem  []byte // the mapping; read-only once its load has finished
+	used int    // bytes handed out, a prefix of mem; fixed once its load has finished
+}
+
+func newChunk(size int) (*chunk, error) {
+	mem, err := mapMemory(size)
+	if err != nil {
+		return nil, fmt.Errorf("map %d bytes for documents: %w", size, err)
+	}
+	mappedBytes.Add(int64(len(mem)))
+	c := &chunk{mem: mem}
+	runtime.AddCleanup(c, unmapChunk, mem)
+	return c, nil
+}
+
+func unmapChunk(mem []byte) {
+	mappedBytes.Add(-int64(len(mem)))
+	unmapMemory(mem)
+}
+
+// arena hands out the memory for the documents of one load, from chunks of its own: a
+// load never writes into a chunk that a snapshot being served uses.
+type arena struct {
+	mu     sync.Mutex
+	cur    *chunk // the chunk being filled
+	chunks []*chunk
+}
+
+// alloc returns n bytes for one document's data and the chunk that holds them. A document
+// larger than a quarter of a chunk gets a mapping of its own, so that a large course list
+// does not leave most of a chunk unused.
+func (a *arena) alloc(n int) ([]byte, *chunk, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.cur
+	switch {
+	case n > chunkSize/4:
+		var err error
+		if c, err = newChunk(n); err != nil {
+			return nil, nil, err
+		}
+		a.chunks = append(a.chunks, c)
+	case c == nil || c.used+n > len(c.mem):
+		var err error
+		if c, err = newChunk(chunkSize); err != nil {
+			return nil, nil, err
+		}
+		a.chunks = append(a.chunks, c)
+		a.cur = c
+	}
+	b := c.mem[c.used : c.used+n : c.used+n]
+	c.used += n
+	return b, c, nil
+}
+
+// copyOf returns a document with the same content as d whose data is in a's memory.
+func (a *arena) copyOf(d *document) (document, error) {
+	data, c, err := a.alloc(len(d.data))
+	if err != nil {
+		return document{}, err
+	}
+	copy(data, d.data)
+	return document{hash: d.hash, data: data, split: d.split, chunk: c}, nil
+}
+
+// copyAll replaces every document of docs that is in a chunk with a copy in a's memory.
+func (a *arena) copyAll(docs docIndex) error {
+	for h, d := range docs {
+		if d == nil || d.chunk == nil {
+			continue
+		}
+		c, err := a.copyOf(d)
+		if err != nil {
+			return err
+		}
+		docs[h] = &c
+	}
+	return nil
+}
+
+// seal makes a's chunks read-only, once its load has written every document: a stray
+// write into a snapshot being served then faults instead of corrupting it silently.
+func (a *arena) seal() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.chunks {
+		if err := protectMemory(c.mem); err != nil {
+			return fmt.Errorf("protect document memory: %w", err)
+		}
+	}
+	a.cur = nil
+	return nil
+}
+
+// compact decides whether a load reusing docs should copy them into its own arena instead
+// of keeping the chunks they are in. Reusing leaves the bytes where they are, which is free,
+// but a chunk stays mapped as long as any of its documents is used: as documents change
+// from build to build, older chunks hold more and more bytes that no snapshot uses. Once
+// the chunks of the reused documents hold more than a quarter more than those documents
+// (plus one chunk, so that small catalogues are not copied at every swap), copying them
+// bounds the waste at that; it costs one copy of the catalogue, a few tens of
+// milliseconds, and twice its memory until the previous snapshot is collected.
+func compact(docs docIndex) bool {
+	var live, held int
+	chunks := map[*chunk]bool{}
+	for _, d := range docs {
+		if d == nil || d.chunk == nil {
+			continue
+		}
+		live += len(d.data)
+		if !chunks[d.chunk] {
+			chunks[d.chunk] = true
+			held += d.chunk.used
+		}
+	}
+	return held > live+live/4+chunkSize
+}
