@@ -25,7 +25,7 @@ func TestConcurrentRunsPublishOneAtATime(t *testing.T) {
 	t.Parallel()
 	st := buildertest.NewS3Store(t)
 	env := cmdtest.NewEnv(t, st)
-	env.MustBuilder(t, "seed", "--courses", "30", "--classes", "800", "--registrations", "3000", "--seed", "6")
+	env.MustBuilder(t, "seed", "--courses", "20", "--classes", "300", "--registrations", "1000", "--seed", "6")
 	first := env.Run(t)
 	in := newInspector(t, st)
 	in.current(t)

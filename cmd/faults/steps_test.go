@@ -93,7 +93,7 @@ func TestKilledAtEachStep(t *testing.T) {
 	st := buildertest.NewS3Store(t)
 	env := cmdtest.NewEnv(t, st)
 	env.Extra[config.EnvName("builder.keep")] = "1" // every publication collects the one before
-	env.MustBuilder(t, "seed", "--courses", "30", "--classes", "800", "--registrations", "3000", "--seed", "8")
+	env.MustBuilder(t, "seed", "--courses", "10", "--classes", "200", "--registrations", "500", "--seed", "8")
 	changeData(t, env, 0)
 	prev := env.Run(t)
 	in := newInspector(t, st)

@@ -77,6 +77,7 @@ func TestWriteErrorsLeavePointer(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
+					t.Parallel() // each case publishes under a prefix of its own
 					ctx := context.Background()
 					cfg := cfg
 					cfg.URL += "/" + strings.ReplaceAll(tt.name, " ", "-")
