@@ -24,8 +24,12 @@ const (
 	searchPath    = "/api/v2/public/classes?limit=5"
 )
 
-// tally counts the requests a test sent during faults and the answers that were wrong.
-type tally struct{ sent, wrong int }
+// tally counts the requests a test sent during faults and the answers that were wrong, and
+// keeps the longest a search took to answer 503.
+type tally struct {
+	sent, wrong int
+	slowest503  time.Duration
+}
 
 // edgeFixture is an edge with its own MinIO, a replica behind a proxy, and a cache folder.
 type edgeFixture struct {
@@ -144,7 +148,8 @@ func TestEdgeDependenciesDown(t *testing.T) {
 	id = f.storeDown(t, d, id)
 	f.replicaDown(t, d, id)
 	f.restartWhileStoreDown(t, d, id)
-	t.Logf("%d requests sent while a dependency was down or returning, %d wrong answers", f.tally.sent, f.tally.wrong)
+	t.Logf("%d requests sent while a dependency was down or returning, %d wrong answers; slowest search 503 %v (edge.search_timeout %v)",
+		f.tally.sent, f.tally.wrong, f.tally.slowest503.Round(time.Millisecond), searchTimeout)
 }
 
 // storeDown stops MinIO: the static documents keep coming from the snapshot in memory, and
@@ -186,6 +191,7 @@ func (f *edgeFixture) replicaDown(t *testing.T, d *cmdtest.Edge, id string) {
 				f.tally.wrong++
 				t.Errorf("search while the replica %s: %s %q %s, want 503 application/json {\"message\": ...}", c.name, r.Status, r.Header.Get("Content-Type"), r.Data)
 			}
+			f.tally.slowest503 = max(f.tally.slowest503, took)
 			if took > searchTimeout+slack {
 				f.tally.wrong++
 				t.Errorf("search while the replica %s took %v, want at most edge.search_timeout %v (+%v)", c.name, took, searchTimeout, slack)
