@@ -175,7 +175,7 @@ func (set *tokenSet) lookup(h http.Header) (string, bool) {
 	if !ok || !apitoken.Valid(token) {
 		return "", false
 	}
-	key, ok := (*set)[[sha256.Size]byte(apitoken.Hash(token))]
+	key, ok := (*set)[apitoken.Sum(token)]
 	return key, ok
 }
 

@@ -47,7 +47,8 @@ func New() (string, error) {
 
 // Valid reports whether token has the form New produces: the prefix, the length, only base62
 // characters and a checksum that matches. It says nothing about whether the token was issued
-// or revoked; that takes a lookup of Hash(token).
+// or revoked; that takes a lookup of Hash(token). The edge calls it on every request, so it
+// allocates nothing.
 func Valid(token string) bool {
 	if len(token) != Len || token[:len(Prefix)] != Prefix {
 		return false
@@ -58,20 +59,48 @@ func Valid(token string) bool {
 			return false
 		}
 	}
-	random := body[:randomLen]
-	return body[randomLen:] == checksum(random)
+	// The checksum's digits, from the last: those of crc in base62.
+	crc := checksumOf(body[:randomLen])
+	for i := len(body) - 1; i >= randomLen; i-- {
+		if body[i] != alphabet[crc%uint32(len(alphabet))] {
+			return false
+		}
+		crc /= uint32(len(alphabet))
+	}
+	return true
 }
 
 // Hash returns the SHA-256 of the whole token, the only form in which tokens are stored.
 func Hash(token string) []byte {
-	h := sha256.Sum256([]byte(token))
+	h := Sum(token)
 	return h[:]
+}
+
+// Sum is Hash as an array, made without allocating: the edge computes it on every request.
+func Sum(token string) [sha256.Size]byte {
+	if len(token) > Len {
+		return sha256.Sum256([]byte(token))
+	}
+	// Converting the string would allocate; a copy on the stack does not.
+	var b [Len]byte
+	n := copy(b[:], token)
+	return sha256.Sum256(b[:n])
 }
 
 // checksum is the CRC32 (IEEE) of the base62 text of the random part, as GitHub computes
 // its token checksums; working on the text lets a scanner check a token without decoding it.
 func checksum(random string) string {
-	return encode(new(big.Int).SetUint64(uint64(crc32.ChecksumIEEE([]byte(random)))), checksumLen)
+	return encode(new(big.Int).SetUint64(uint64(checksumOf(random))), checksumLen)
+}
+
+// checksumOf is the CRC32 (IEEE) of s, computed over the string with the standard table:
+// hash/crc32 takes a []byte, and converting the text would allocate on every request.
+func checksumOf(s string) uint32 {
+	crc := ^uint32(0)
+	for i := 0; i < len(s); i++ {
+		crc = crc32.IEEETable[byte(crc)^s[i]] ^ crc>>8
+	}
+	return ^crc
 }
 
 // encode writes n in base62, left-padded with zeros to width, so that every token has the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -75,6 +76,23 @@ func TestHash(t *testing.T) {
 	}
 }
 
+// TestNoAllocations: the edge checks a token and hashes it on every request.
+func TestNoAllocations(t *testing.T) {
+	badSum := handToken[:Len-1] + "Y"
+	for _, tt := range []struct {
+		name string
+		f    func()
+	}{
+		{"Valid", func() { Valid(handToken) }},
+		{"Valid of a bad checksum", func() { Valid(badSum) }},
+		{"Sum", func() { Sum(handToken) }},
+	} {
+		if n := testing.AllocsPerRun(100, tt.f); n != 0 {
+			t.Errorf("%s allocates %v times per call, want 0", tt.name, n)
+		}
+	}
+}
+
 // FuzzValid checks that Valid never panics, accepts only well-formed tokens and refuses every
 // single-character change of a valid token.
 func FuzzValid(f *testing.F) {
@@ -82,6 +100,12 @@ func FuzzValid(f *testing.F) {
 		f.Add(s, uint(0), byte('A'))
 	}
 	f.Fuzz(func(t *testing.T, token string, pos uint, c byte) {
+		if got, want := checksumOf(token), crc32.ChecksumIEEE([]byte(token)); got != want {
+			t.Fatalf("checksumOf(%q) = %08x, want hash/crc32's %08x", token, got, want)
+		}
+		if h := sha256.Sum256([]byte(token)); Sum(token) != h {
+			t.Fatalf("Sum(%q) is not the SHA-256 of the token", token)
+		}
 		if !Valid(token) {
 			return
 		}
@@ -94,8 +118,8 @@ func FuzzValid(f *testing.F) {
 			}
 		}
 		h := sha256.Sum256([]byte(token))
-		if !bytes.Equal(Hash(token), h[:]) {
-			t.Fatalf("Hash(%q) is not the SHA-256 of the token", token)
+		if !bytes.Equal(Hash(token), h[:]) || Sum(token) != h {
+			t.Fatalf("Hash(%q) or Sum is not the SHA-256 of the token", token)
 		}
 		i := len(Prefix) + int(pos%uint(Len-len(Prefix)))
 		if c == token[i] || !isBase62(c) {
@@ -106,4 +130,16 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = true after changing character %d of %q", changed, i, token)
 		}
 	})
+}
+
+// BenchmarkCheck is what the edge does with the token of every request: check its form,
+// then hash it for the lookup.
+func BenchmarkCheck(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if !Valid(handToken) {
+			b.Fatal("handToken is not valid")
+		}
+		_ = Hash(handToken)
+	}
 }
