@@ -223,30 +223,12 @@ func (f *edgeFixture) restartWhileStoreDown(t *testing.T, d *cmdtest.Edge, id st
 		t.Fatalf("stop edge: %v", err)
 	}
 
-	d0 := f.env.StartEdge(t, f.vars)
-	d0.WaitSnapshot(t, id, 10*time.Second)
-	checkServed(t, d0, f.token, id, 1)
-	f.readStatic(t, d0, id, 5, 0)
-	if !strings.Contains(d0.Logs(), `"source":"cache"`) {
-		t.Errorf("the edge restarted with the store down did not say it loaded the cache:\n%s", d0.Logs())
-	}
-	if err := d0.Stop(t); err != nil {
-		t.Fatalf("stop edge: %v", err)
-	}
-
+	f.restartFromCache(t, id)
 	corruptOneDocument(t, f.cacheDir)
 	corrupt := f.env.StartEdge(t, f.vars)
 	noCache := f.env.StartEdge(t, withoutKey(f.vars, config.EnvName("edge.cache_dir")))
 	for name, e := range map[string]*cmdtest.Edge{"a corrupt edge.cache_dir": corrupt, "no edge.cache_dir": noCache} {
-		f.tally.sent += 2
-		if r := e.Get(t, "/readyz", ""); r.StatusCode != http.StatusServiceUnavailable {
-			f.tally.wrong++
-			t.Errorf("/readyz of an edge started with %s and the store down: %s, want 503\n%s", name, r.Status, r.Data)
-		}
-		if r := e.Get(t, f.static[0], f.token); r.StatusCode != http.StatusServiceUnavailable {
-			f.tally.wrong++
-			t.Errorf("GET %s of an edge started with %s and the store down: %s, want 503", f.static[0], name, r.Status)
-		}
+		f.checkNotReady(t, e, name)
 	}
 	if !strings.Contains(corrupt.Logs(), "cached snapshot not used") || !strings.Contains(corrupt.Logs(), "does not match its hash") {
 		t.Errorf("the edge with a corrupt cache did not say why it refused it:\n%s", corrupt.Logs())
@@ -256,6 +238,37 @@ func (f *edgeFixture) restartWhileStoreDown(t *testing.T, d *cmdtest.Edge, id st
 	for _, e := range []*cmdtest.Edge{corrupt, noCache} {
 		e.WaitSnapshot(t, id, 30*time.Second)
 		checkServed(t, e, f.token, id, 1)
+	}
+}
+
+// restartFromCache starts an edge with the store down and checks that it serves snapshot
+// id from edge.cache_dir, then stops it.
+func (f *edgeFixture) restartFromCache(t *testing.T, id string) {
+	t.Helper()
+	d := f.env.StartEdge(t, f.vars)
+	d.WaitSnapshot(t, id, 10*time.Second)
+	checkServed(t, d, f.token, id, 1)
+	f.readStatic(t, d, id, 5, 0)
+	if !strings.Contains(d.Logs(), `"source":"cache"`) {
+		t.Errorf("the edge restarted with the store down did not say it loaded the cache:\n%s", d.Logs())
+	}
+	if err := d.Stop(t); err != nil {
+		t.Fatalf("stop edge: %v", err)
+	}
+}
+
+// checkNotReady checks that edge e, started as name says with the store down, answers 503
+// to /readyz and to a static read.
+func (f *edgeFixture) checkNotReady(t *testing.T, e *cmdtest.Edge, name string) {
+	t.Helper()
+	f.tally.sent += 2
+	if r := e.Get(t, "/readyz", ""); r.StatusCode != http.StatusServiceUnavailable {
+		f.tally.wrong++
+		t.Errorf("/readyz of an edge started with %s and the store down: %s, want 503\n%s", name, r.Status, r.Data)
+	}
+	if r := e.Get(t, f.static[0], f.token); r.StatusCode != http.StatusServiceUnavailable {
+		f.tally.wrong++
+		t.Errorf("GET %s of an edge started with %s and the store down: %s, want 503", f.static[0], name, r.Status)
 	}
 }
 

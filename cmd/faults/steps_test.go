@@ -91,17 +91,10 @@ func deletion(r *http.Request) bool {
 func TestKilledAtEachStep(t *testing.T) {
 	t.Parallel()
 	st := buildertest.NewS3Store(t)
-	env := cmdtest.NewEnv(t, st)
-	env.Extra[config.EnvName("builder.keep")] = "1" // every publication collects the one before
-	env.MustBuilder(t, "seed", "--courses", "10", "--classes", "200", "--registrations", "500", "--seed", "8")
-	changeData(t, env, 0)
-	prev := env.Run(t)
-	in := newInspector(t, st)
-	in.current(t)
-	token := env.Token(t, "steps")
-	d := env.StartEdge(t, edgeVars(nil))
-	d.WaitSnapshot(t, prev, time.Minute)
-
+	// With builder.keep 1 every publication collects the one before.
+	rig := newKillRig(t, st, map[string]string{config.EnvName("builder.keep"): "1"},
+		"--courses", "10", "--classes", "200", "--registrations", "500", "--seed", "8")
+	env, in, d, token := rig.env, rig.in, rig.edge, rig.token
 	proxy := newHoldProxy(t, st.Endpoint)
 	proxied := &cmdtest.Env{DatabaseURL: env.DatabaseURL, Store: st, Extra: env.Extra}
 	proxied.Store.Endpoint = proxy.srv.URL
@@ -115,50 +108,50 @@ func TestKilledAtEachStep(t *testing.T) {
 		{"writing the pointer", put("/current.json"), false},
 		{"collecting old snapshots", deletion, true},
 	}
-	gen := 0
 	for _, s := range steps {
-		gen++
-		changeData(t, env, gen)
+		rig.gen++
+		changeData(t, env, rig.gen)
 		before := in.contents(t)
-		held, release := proxy.arm(s.rule)
-		var out, errOut bytes.Buffer
-		cmd := startRun(t, proxied, &out, &errOut)
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		select {
-		case <-held:
-			_ = cmd.Process.Kill()
-		case err := <-exited:
-			t.Fatalf("%s: the run ended (%v) before the step\n%s", s.name, err, errOut.String())
-		case <-time.After(2 * time.Minute):
-			_ = cmd.Process.Kill()
-			t.Fatalf("%s: the run did not reach the step within 2 minutes", s.name)
-		}
-		<-exited
-		close(release)
-
+		killHeld(t, proxied, proxy, s.name, s.rule)
 		after := in.contents(t)
 		ptr := in.pointer(t)
-		if s.published == (ptr == prev) {
-			t.Fatalf("%s: pointer = %s after the kill (previous %s); want it moved: %v", s.name, ptr, prev, s.published)
+		if s.published == (ptr == rig.prev) {
+			t.Fatalf("%s: pointer = %s after the kill (previous %s); want it moved: %v", s.name, ptr, rig.prev, s.published)
 		}
 		if s.name == "writing the pointer" && len(after.manifests) != len(before.manifests)+1 {
 			t.Errorf("%s: manifests %d before the run, %d after; want the new manifest left behind", s.name, len(before.manifests), len(after.manifests))
 		}
 		in.complete(t, ptr, after.objects)
 		d.WaitSnapshot(t, ptr, 30*time.Second)
-		want := gen - 1
+		want := rig.gen - 1
 		if s.published {
-			want = gen
+			want = rig.gen
 		}
 		checkServed(t, d, token, ptr, want)
-
 		// The next run publishes normally, and collects what the killed run left.
-		gen++
-		changeData(t, env, gen)
-		prev = env.Run(t)
-		in.current(t)
-		d.WaitSnapshot(t, prev, 30*time.Second)
-		checkServed(t, d, token, prev, gen)
+		rig.publish(t)
+	}
+}
+
+// killHeld starts builder run in env, whose store is behind proxy, waits until the proxy
+// holds the request rule matches, kills the run with SIGKILL and then drops the request.
+func killHeld(t *testing.T, env *cmdtest.Env, proxy *holdProxy, step string, rule func(*http.Request) bool) {
+	t.Helper()
+	held, release := proxy.arm(rule)
+	defer close(release)
+	var out, errOut bytes.Buffer
+	cmd := startRun(t, env, &out, &errOut)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-held:
+		_ = cmd.Process.Kill()
+		<-exited
+	case err := <-exited:
+		t.Fatalf("%s: the run ended (%v) before the step\n%s", step, err, errOut.String())
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("%s: the run did not reach the step within 2 minutes", step)
 	}
 }

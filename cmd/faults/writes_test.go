@@ -12,6 +12,7 @@ import (
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/config"
 )
 
 // faultyStore is a real store whose writes fail on demand: failPut is asked before every Put
@@ -50,85 +51,98 @@ func catalogueDocs(n, gen int) map[string][]byte {
 	return docs
 }
 
+// writeFault is one write of a publication made to fail.
+type writeFault struct {
+	name      string
+	failPut   func() func(key string) error // a fresh fault per subtest: nthObject counts
+	failDel   bool
+	published bool // the failure comes after the pointer
+	wantMsg   string
+}
+
+// writeDocs is the number of documents of the catalogues published under faults; each
+// publication changes all of them.
+const writeDocs = 40
+
 // TestWriteErrorsLeavePointer makes one write of a publication fail, in process, through a
 // store wrapper around a real local folder and a real MinIO bucket (issue 4, guarantee 1b).
 // Before the pointer is written a failure must leave the pointer on the first snapshot,
 // complete, and say what failed; a failure to collect old snapshots after the pointer has
-// published the new one and says so. Either way the next publication goes through. builder/publish's TestPublishFailureLeavesCurrentSnapshot
-// covers the same points with a three-document catalogue.
+// published the new one and says so. Either way the next publication goes through.
+// builder/publish's TestPublishFailureLeavesCurrentSnapshot covers the same points with a
+// three-document catalogue.
 func TestWriteErrorsLeavePointer(t *testing.T) {
 	t.Parallel()
-	const n = 40 // documents; each publication below changes all of them
-	tests := []struct {
-		name      string
-		failPut   func() func(key string) error // a fresh fault per subtest: nthObject counts
-		failDel   bool
-		published bool
-		wantMsg   string
-	}{
+	faults := []writeFault{
 		{name: "first object", failPut: nthObject(1), wantMsg: "store object objects/"},
-		{name: "object half-way", failPut: nthObject(n / 2), wantMsg: "store object objects/"},
-		{name: "last object", failPut: nthObject(n), wantMsg: "store object objects/"},
+		{name: "object half-way", failPut: nthObject(writeDocs / 2), wantMsg: "store object objects/"},
+		{name: "last object", failPut: nthObject(writeDocs), wantMsg: "store object objects/"},
 		{name: "manifest", failPut: keyPrefix(snapshot.ManifestPrefix), wantMsg: "write manifest "},
 		{name: "pointer", failPut: keyPrefix(snapshot.PointerKey), wantMsg: "write pointer: "},
 		{name: "collection after the pointer", failDel: true, published: true, wantMsg: "is published, but collecting old snapshots failed"},
 	}
 	for kind, cfg := range buildertest.Stores(t) {
 		t.Run(kind, func(t *testing.T) {
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
+			for _, f := range faults {
+				t.Run(f.name, func(t *testing.T) {
 					t.Parallel() // each case publishes under a prefix of its own
-					ctx := context.Background()
 					cfg := cfg
-					cfg.URL += "/" + strings.ReplaceAll(tt.name, " ", "-")
-					real, err := store.Open(ctx, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := real.Ensure(ctx); err != nil {
-						t.Fatal(err)
-					}
-					fs := &faultyStore{Store: real}
-					p := &publish.Publisher{Store: fs, Keep: 1, MaxShrink: 0.5, Workers: 8}
-					meta := publish.Meta{Today: "2027-03-01", Timezone: "UTC", Counts: snapshot.Counts{Courses: 1, Classes: n}}
-					first, err := p.Publish(ctx, catalogueDocs(n, 1), meta, false)
-					if err != nil {
-						t.Fatalf("first publication: %v", err)
-					}
-					if tt.failPut != nil {
-						fs.failPut = tt.failPut()
-					}
-					if tt.failDel {
-						fs.failDelete = errInjected
-					}
-					res, err := p.Publish(ctx, catalogueDocs(n, 2), meta, false)
-					if !errors.Is(err, errInjected) || !strings.Contains(err.Error(), tt.wantMsg) {
-						t.Fatalf("Publish with the %s failing = %v; want the injected error, saying %q", tt.name, err, tt.wantMsg)
-					}
-					in := &inspector{st: real, verified: map[string]bool{}}
-					want := first.SnapshotID
-					if tt.published {
-						want = res.SnapshotID
-						if !errors.Is(err, publish.ErrCollect) {
-							t.Errorf("Publish with the collection failing = %v, want it to wrap publish.ErrCollect", err)
-						}
-					}
-					if got := in.current(t); got.ID != want {
-						t.Fatalf("pointer after the %s failed = %s, want %s", tt.name, got.ID, want)
-					}
-
-					// The next publication, without faults, goes through over what the failed one left.
-					fs.failPut, fs.failDelete = nil, nil
-					next, err := p.Publish(ctx, catalogueDocs(n, 3), meta, false)
-					if err != nil {
-						t.Fatalf("publication after the %s failed: %v", tt.name, err)
-					}
-					if got := in.current(t); got.ID != next.SnapshotID {
-						t.Fatalf("pointer after the next publication = %s, want %s", got.ID, next.SnapshotID)
-					}
+					cfg.URL += "/" + strings.ReplaceAll(f.name, " ", "-")
+					publishUnderFault(t, cfg, f)
 				})
 			}
 		})
+	}
+}
+
+// publishUnderFault publishes a first catalogue to the store of cfg, then a changed one with
+// fault f, then a third one without faults.
+func publishUnderFault(t *testing.T, cfg config.Store, f writeFault) {
+	ctx := context.Background()
+	real, err := store.Open(ctx, cfg)
+	if err == nil {
+		err = real.Ensure(ctx)
+	}
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	fs := &faultyStore{Store: real}
+	p := &publish.Publisher{Store: fs, Keep: 1, MaxShrink: 0.5, Workers: 8}
+	meta := publish.Meta{Today: "2027-03-01", Timezone: "UTC", Counts: snapshot.Counts{Courses: 1, Classes: writeDocs}}
+	first, err := p.Publish(ctx, catalogueDocs(writeDocs, 1), meta, false)
+	if err != nil {
+		t.Fatalf("first publication: %v", err)
+	}
+	if f.failPut != nil {
+		fs.failPut = f.failPut()
+	}
+	if f.failDel {
+		fs.failDelete = errInjected
+	}
+	res, err := p.Publish(ctx, catalogueDocs(writeDocs, 2), meta, false)
+	if !errors.Is(err, errInjected) || !strings.Contains(err.Error(), f.wantMsg) {
+		t.Fatalf("Publish with the %s failing = %v; want the injected error, saying %q", f.name, err, f.wantMsg)
+	}
+	want := first.SnapshotID
+	if f.published {
+		want = res.SnapshotID
+		if !errors.Is(err, publish.ErrCollect) {
+			t.Errorf("Publish with the collection failing = %v, want it to wrap publish.ErrCollect", err)
+		}
+	}
+	in := &inspector{st: real, verified: map[string]bool{}}
+	if got := in.current(t); got.ID != want {
+		t.Fatalf("pointer after the %s failed = %s, want %s", f.name, got.ID, want)
+	}
+
+	// The next publication, without faults, goes through over what the failed one left.
+	fs.failPut, fs.failDelete = nil, nil
+	next, err := p.Publish(ctx, catalogueDocs(writeDocs, 3), meta, false)
+	if err != nil {
+		t.Fatalf("publication after the %s failed: %v", f.name, err)
+	}
+	if got := in.current(t); got.ID != next.SnapshotID {
+		t.Fatalf("pointer after the next publication = %s, want %s", got.ID, next.SnapshotID)
 	}
 }
 
