@@ -62,7 +62,7 @@ func TestNosniffEverywhere(t *testing.T) {
 }
 
 func TestRecoverJSON(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &lockedBuffer{}
 	st := openStore(t, buildertest.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	ts := newLoggedServer(t, st, testConfig(), logs)
