@@ -223,8 +223,10 @@ func (a *authenticator) limit(c echo.Context, key string, next echo.HandlerFunc)
 		return next(c)
 	}
 	h := c.Response().Header()
-	h[hdrLimit] = []string{strconv.Itoa(d.Limit)}
-	h[hdrRemaining] = []string{strconv.Itoa(d.Remaining)}
+	v := new(headerText)
+	t := strconv.AppendInt(v.buf[:0], int64(d.Limit), 10)
+	n := len(t)
+	h[hdrLimit], h[hdrRemaining] = v.values(strconv.AppendInt(t, int64(d.Remaining), 10), n)
 	if !d.Allowed {
 		return a.tooMany(c, d, "token")
 	}

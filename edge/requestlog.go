@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,7 +31,7 @@ func (m *metrics) middleware(s *Server) echo.MiddlewareFunc {
 			start := time.Now() // wall time, not s.now: tests' fake clocks do not tick
 			req, res := c.Request(), c.Response()
 			id := m.ids.from(req.Header)
-			res.Header()[echo.HeaderXRequestID] = []string{id}
+			res.Header()[echo.HeaderXRequestID] = id
 			if err := next(c); err != nil {
 				c.Error(err)
 			}
@@ -43,7 +44,7 @@ func (m *metrics) middleware(s *Server) echo.MiddlewareFunc {
 				slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size),
 				slog.Float64("duration_ms", float64(d.Microseconds())/1000),
-				slog.String("request_id", id),
+				slog.String("request_id", id[0]),
 				slog.String("remote_addr", clientAddr(c)),
 			)
 			return nil
@@ -73,13 +74,44 @@ const maxRequestIDLen = 64
 // other characters could forge or flood log lines, and an API token sent there by mistake
 // must not reach the log. Any id with the token prefix counts as a token: a token with a
 // character added or changed is no valid one, yet logging it would give the real one away.
-func (g *requestIDs) from(h http.Header) string {
+// The id comes as the header value of the response, which the client's id shares with the
+// request (capped, so that nothing appends into it) and a new one makes in a single
+// allocation.
+func (g *requestIDs) from(h http.Header) []string {
 	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) && !strings.Contains(v[0], apitoken.Prefix) {
-		return v[0]
+		return v[:1:1]
 	}
-	var buf [32]byte
-	b := append(buf[:0], g.prefix...)
-	return string(strconv.AppendUint(b, g.n.Add(1), 10))
+	v := new(headerText)
+	id, _ := v.values(strconv.AppendUint(append(v.buf[:0], g.prefix...), g.n.Add(1), 10), -1)
+	return id
+}
+
+// headerText holds the text of one or two header values of a response and the one-element
+// slices that carry them, in one allocation: a request whose values are made for it (its
+// id, its rate-limit counts, a document's ETag and length) pays one allocation for each
+// such pair instead of two or three.
+type headerText struct {
+	first, second [1]string
+	buf           [96]byte // room for a quoted SHA-256 tag with -gz and a 20-digit number
+}
+
+// values returns t, which must have been appended to buf[:0] and not written since, as the
+// first value up to split and the second from there; a negative split makes only the first.
+// The slices have no spare capacity, so that a middleware appending a value copies them.
+func (v *headerText) values(t []byte, split int) (first, second []string) {
+	var s string
+	if len(t) > 0 && &t[0] == &v.buf[0] {
+		// The values share v's allocation: nothing writes buf again.
+		s = unsafe.String(&v.buf[0], len(t))
+	} else {
+		s = string(t) // longer than buf: never for the values of this package
+	}
+	if split < 0 {
+		v.first[0] = s
+		return v.first[:], nil
+	}
+	v.first[0], v.second[0] = s[:split], s[split:]
+	return v.first[:], v.second[:]
 }
 
 // loggedPath is the path as it is logged: from the token prefix to the end of its segment
