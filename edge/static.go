@@ -54,6 +54,12 @@ func newStaticDocs(s *Server) *staticDocs {
 // current returns the snapshot being served, or nil.
 func (d *staticDocs) current() *memSnapshot { return d.cur.Load() }
 
+// startTimeout bounds the first load, which runs before the edge listens: a store that
+// accepts connections but never answers (a network partition) would otherwise keep the edge
+// from answering probes, and from serving the snapshot in edge.cache_dir, for minutes. A
+// first load cut short is carried on by the poller, which keeps what it fetched (leftover).
+const startTimeout = 10 * time.Second
+
 // start loads the first snapshot and then polls the pointer every edge.poll_interval until
 // ctx is done. When the store cannot give a snapshot at start, the one saved in
 // edge.cache_dir is served until it can. The cached documents also spare the first load
@@ -67,7 +73,9 @@ func (d *staticDocs) start(ctx context.Context) {
 	if seed != nil {
 		reuse = append(reuse, seed.index())
 	}
-	err = d.refresh(ctx, reuse...)
+	sctx, cancel := context.WithTimeout(ctx, startTimeout)
+	err = d.refresh(sctx, reuse...)
+	cancel()
 	if err != nil && seed != nil && d.current() == nil {
 		d.swap(seed, "cache", 0)
 		release()
@@ -169,7 +177,9 @@ func (d *staticDocs) refresh(ctx context.Context, reuse ...docIndex) error {
 	if d.cache == nil {
 		return nil
 	}
-	if err := d.cache.save(ctx, next); err != nil {
+	// The snapshot is served: saving it must not be cut short by start's deadline, or the
+	// cache would stay a snapshot behind until the next one is published.
+	if err := d.cache.save(context.WithoutCancel(ctx), next); err != nil {
 		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
 	}
 	return nil
