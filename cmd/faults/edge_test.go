@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -223,7 +224,8 @@ func (f *edgeFixture) restartWhileStoreDown(t *testing.T, d *cmdtest.Edge, id st
 		t.Fatalf("stop edge: %v", err)
 	}
 
-	f.restartFromCache(t, id)
+	f.restartFromCache(t, id, f.vars)
+	f.restartStoreHangs(t, id)
 	corruptOneDocument(t, f.cacheDir)
 	corrupt := f.env.StartEdge(t, f.vars)
 	noCache := f.env.StartEdge(t, withoutKey(f.vars, config.EnvName("edge.cache_dir")))
@@ -241,11 +243,11 @@ func (f *edgeFixture) restartWhileStoreDown(t *testing.T, d *cmdtest.Edge, id st
 	}
 }
 
-// restartFromCache starts an edge with the store down and checks that it serves snapshot
-// id from edge.cache_dir, then stops it.
-func (f *edgeFixture) restartFromCache(t *testing.T, id string) {
+// restartFromCache starts an edge with vars while its store does not answer and checks
+// that it serves snapshot id from edge.cache_dir, then stops it.
+func (f *edgeFixture) restartFromCache(t *testing.T, id string, vars map[string]string) {
 	t.Helper()
-	d := f.env.StartEdge(t, f.vars)
+	d := f.env.StartEdge(t, vars)
 	d.WaitSnapshot(t, id, 10*time.Second)
 	checkServed(t, d, f.token, id, 1)
 	f.readStatic(t, d, id, 5, 0)
@@ -255,6 +257,20 @@ func (f *edgeFixture) restartFromCache(t *testing.T, id string) {
 	if err := d.Stop(t); err != nil {
 		t.Fatalf("stop edge: %v", err)
 	}
+}
+
+// restartStoreHangs starts an edge whose store accepts connections and never answers (a
+// proxy in front of MinIO that holds every connection): it must still come up within
+// cmdtest's start limit, 30 s, and serve snapshot id from edge.cache_dir.
+func (f *edgeFixture) restartStoreHangs(t *testing.T, id string) {
+	t.Helper()
+	hung := newTCPProxy(t, strings.TrimPrefix(f.minio.endpoint, "http://"))
+	hung.blackhole()
+	vars := maps.Clone(f.vars)
+	vars[config.EnvName("store.endpoint")] = "http://" + hung.addr
+	began := time.Now()
+	f.restartFromCache(t, id, vars)
+	t.Logf("an edge whose store hangs served edge.cache_dir %v after its start", time.Since(began).Round(time.Millisecond))
 }
 
 // checkNotReady checks that edge e, started as name says with the store down, answers 503

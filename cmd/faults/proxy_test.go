@@ -22,21 +22,29 @@ type tcpProxy struct {
 	conns map[net.Conn]bool
 }
 
+// newTCPProxy starts a proxy to target (host:port) on a free port of 127.0.0.1. It is
+// closed when the test ends.
+func newTCPProxy(t testing.TB, target string) *tcpProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]bool{}}
+	go p.serve(ln)
+	t.Cleanup(p.refuse)
+	return p
+}
+
 // proxyDatabase starts a proxy to the server of the PostgreSQL URL dbURL and returns it with
-// dbURL rewritten to go through it. It is closed when the test ends.
+// dbURL rewritten to go through it.
 func proxyDatabase(t testing.TB, dbURL string) (*tcpProxy, string) {
 	t.Helper()
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{addr: ln.Addr().String(), target: u.Host, ln: ln, conns: map[net.Conn]bool{}}
-	go p.serve(ln)
-	t.Cleanup(p.refuse)
+	p := newTCPProxy(t, u.Host)
 	u.Host = p.addr
 	return p, u.String()
 }
