@@ -41,7 +41,8 @@
 // cuts the replica through a TCP proxy that refuses and then hangs (static documents are
 // served to known tokens, the search answers 503 {"message": ...} within
 // edge.search_timeout, and 200 once the proxy is restored), and restarts the edge with
-// MinIO down: from edge.cache_dir it serves the saved snapshot; with one cached document
+// MinIO down: from edge.cache_dir it serves the saved snapshot, also when the store hangs
+// rather than refuses (a proxy that holds every connection); with one cached document
 // corrupted, or without a cache, /readyz is 503 until MinIO is back.
 //
 // The tests run two at a time (t.Parallel): they wait on processes and servers more than
