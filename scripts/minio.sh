@@ -32,18 +32,8 @@ install_minio() {
 	go install "github.com/minio/minio@$version" >&2
 }
 
-free_port() {
-	python3 - <<'PY' 2>/dev/null && return
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-PY
-	# Without Python: a random port that nothing answers on.
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 20000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # live reports whether MinIO answers its liveness probe on port $1 (curl, else bash's /dev/tcp).
 live() {

@@ -22,18 +22,8 @@ install_pg() {
 	apt-get install -y -qq postgresql >&2
 }
 
-free_port() {
-	python3 - <<'PY' 2>/dev/null && return
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-PY
-	# Without Python (a fresh CI machine has only Go): a random port that nothing answers on.
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 20000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 as_owner() {
 	if [ "$(id -u)" = 0 ]; then
