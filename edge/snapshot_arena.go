@@ -2,6 +2,7 @@ package edge
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -58,10 +59,17 @@ type arena struct {
 	chunks []*chunk
 }
 
-// alloc returns n bytes for one document's data and the chunk that holds them. A document
-// larger than a quarter of a chunk gets a mapping of its own, so that a large course list
-// does not leave most of a chunk unused.
-func (a *arena) alloc(n int) ([]byte, *chunk, error) {
+// maxDocument bounds a document with its gzip body: a document finds its bytes by 32-bit
+// offsets. No catalogue comes near it.
+const maxDocument = math.MaxUint32
+
+// alloc reserves n bytes for one document's bytes and returns the chunk and the offset they
+// are at. A document larger than a quarter of a chunk gets a mapping of its own, so that a
+// large course list does not leave most of a chunk unused.
+func (a *arena) alloc(n int) (*chunk, int, error) {
+	if n > maxDocument {
+		return nil, 0, fmt.Errorf("a document of %d bytes with its gzip body is too large", n)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := a.cur
@@ -69,36 +77,41 @@ func (a *arena) alloc(n int) ([]byte, *chunk, error) {
 	case n > chunkSize/4:
 		var err error
 		if c, err = newChunk(n); err != nil {
-			return nil, nil, err
+			return nil, 0, err
 		}
 		a.chunks = append(a.chunks, c)
 	case c == nil || c.used+n > len(c.mem):
 		var err error
 		if c, err = newChunk(chunkSize); err != nil {
-			return nil, nil, err
+			return nil, 0, err
 		}
 		a.chunks = append(a.chunks, c)
 		a.cur = c
 	}
-	b := c.mem[c.used : c.used+n : c.used+n]
+	off := c.used
 	c.used += n
-	return b, c, nil
+	return c, off, nil
 }
 
-// copyOf returns a document with the same content as d whose data is in a's memory.
+// heapChunk is memory in the Go heap for the bytes of a document that belongs to no
+// snapshot (the API description): nothing maps or unmaps it.
+func heapChunk(n int) *chunk { return &chunk{mem: make([]byte, n), used: n} }
+
+// copyOf returns a document with the same content as d whose bytes are in a's memory.
 func (a *arena) copyOf(d *document) (document, error) {
-	data, c, err := a.alloc(len(d.data))
+	b := d.bytes()
+	c, off, err := a.alloc(len(b))
 	if err != nil {
 		return document{}, err
 	}
-	copy(data, d.data)
-	return document{hash: d.hash, data: data, split: d.split, chunk: c}, nil
+	copy(c.mem[off:], b)
+	return placed(d.hash, c, off, len(d.body()), len(b)), nil
 }
 
-// copyAll replaces every document of docs that is in a chunk with a copy in a's memory.
+// copyAll replaces every document of docs with a copy in a's memory.
 func (a *arena) copyAll(docs docIndex) error {
 	for h, d := range docs {
-		if d == nil || d.chunk == nil {
+		if d == nil {
 			continue
 		}
 		c, err := a.copyOf(d)
@@ -136,10 +149,10 @@ func compact(docs docIndex) bool {
 	var live, held int
 	chunks := map[*chunk]bool{}
 	for _, d := range docs {
-		if d == nil || d.chunk == nil {
+		if d == nil {
 			continue
 		}
-		live += len(d.data)
+		live += int(d.end - d.off)
 		if !chunks[d.chunk] {
 			chunks[d.chunk] = true
 			held += d.chunk.used

@@ -146,15 +146,16 @@ func (cs compressors) document(hash [sha256.Size]byte, body []byte, a *arena) (d
 	if err != nil {
 		return document{}, fmt.Errorf("compress document %x: %w", hash, err)
 	}
-	d := document{hash: hash, split: len(body)}
-	if a == nil {
-		d.data = make([]byte, len(body)+len(gz))
-	} else if d.data, d.chunk, err = a.alloc(len(body) + len(gz)); err != nil {
-		return document{}, err
+	n := len(body) + len(gz)
+	mem, off := heapChunk(n), 0
+	if a != nil {
+		if mem, off, err = a.alloc(n); err != nil {
+			return document{}, err
+		}
 	}
-	copy(d.data, body)
-	copy(d.data[len(body):], gz)
-	return d, nil
+	copy(mem.mem[off:], body)
+	copy(mem.mem[off+len(body):], gz)
+	return placed(hash, mem, off, len(body), n), nil
 }
 
 // compress returns the gzip of b, valid until the next call.

@@ -18,18 +18,26 @@ import (
 // fetching and compressing it again.
 //
 // A catalogue has a hundred thousand documents of a few hundred bytes, so what a document
-// holds besides its bytes counts: the hash is kept raw, and the header values are made per
-// response (see response) rather than stored. The bytes of a snapshot's documents are in
-// chunks outside the Go heap (snapshot_arena.go).
+// holds besides its bytes counts (56 bytes): the hash is kept raw, its bytes are found by
+// offsets rather than slices, and the header values are made per response (see response)
+// rather than stored. The bytes of a snapshot's documents are in chunks outside the Go heap
+// (snapshot_arena.go).
 type document struct {
 	hash  [sha256.Size]byte // of the body; it names the object and makes the ETags
-	data  []byte            // the body, then its gzip body
-	split int               // len(body)
-	chunk *chunk            // the memory data is in, kept mapped while d is used; nil: the Go heap
+	chunk *chunk            // the memory of its bytes, kept mapped while d is used
+	off   uint32            // where its bytes start in chunk.mem: the body, then the gzip body
+	split uint32            // off + len(body)
+	end   uint32            // where its bytes end
 }
 
-func (d *document) body() []byte     { return d.data[:d.split:d.split] }
-func (d *document) gzipBody() []byte { return d.data[d.split:] }
+// placed returns the document whose body of split bytes and gzip body end at off+n in c.
+func placed(hash [sha256.Size]byte, c *chunk, off, split, n int) document {
+	return document{hash: hash, chunk: c, off: uint32(off), split: uint32(off + split), end: uint32(off + n)}
+}
+
+func (d *document) bytes() []byte    { return d.chunk.mem[d.off:d.end:d.end] }
+func (d *document) body() []byte     { return d.chunk.mem[d.off:d.split:d.split] }
+func (d *document) gzipBody() []byte { return d.chunk.mem[d.split:d.end:d.end] }
 func (d *document) hexHash() string  { return hex.EncodeToString(d.hash[:]) }
 
 // response returns the body to send, with gzip or without, and its header values: the
@@ -138,7 +146,7 @@ func (s *memSnapshot) manifest() *snapshot.Manifest {
 	m := s.head
 	m.Documents = make(map[string]snapshot.Entry, s.routeCount())
 	add := func(route string, d *document) {
-		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(d.split)}
+		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.body()))}
 	}
 	for route, d := range s.routes {
 		add(route, d)

@@ -32,7 +32,9 @@ import (
 //	go test -run '^$' -bench BenchmarkSnapshotMemory -benchtime 1x ./edge/
 //
 // Metrics, each as a multiple of the snapshot's bytes: heap-x is the growth of the Go
-// heap in use, offheap-x the document bytes held outside it, held-x their sum, and rss-x
+// heap in use, offheap-x the memory mapped for document bytes outside it (an upper bound:
+// the unused end of a chunk is mapped but never touched, so never resident), held-x their
+// sum, and rss-x
 // the growth of the process's resident memory, all after the load and a forced GC; the
 // -swap1 and -swap30 variants are the same after each swap. peak-x is the highest resident
 // memory during the first load, above the level before it.
@@ -64,7 +66,7 @@ func BenchmarkSnapshotMemory(b *testing.B) {
 
 // benchStaticDocs is the static half of a server with only what loading needs: no
 // database, no routes.
-func benchStaticDocs(b *testing.B, st store.Store) *staticDocs {
+func benchStaticDocs(b testing.TB, st store.Store) *staticDocs {
 	b.Helper()
 	cfg := testConfig()
 	s := &Server{opts: Options{Store: st}, cfg: cfg.Edge, log: slog.New(slog.NewJSONHandler(io.Discard, nil)),
