@@ -39,6 +39,7 @@ type S3 struct {
 	prefix   string // without a trailing slash; empty for the bucket's root
 	endpoint string // for String; empty means AWS
 	region   string
+	batch    batchMode // s3batch.go
 }
 
 var _ Store = (*S3)(nil)
