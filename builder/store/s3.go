@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -27,6 +28,13 @@ import (
 // The builder uploads with about 64 requests in flight; the SDK's default of 10 would close
 // and reopen connections (and TLS sessions) all the time, so keep room for twice that.
 const maxIdleConnsPerHost = 256
+
+// requestTimeout bounds one request attempt, response body included. Without it a store
+// that accepts connections and never answers would hang a build for ever, and with it every
+// later scheduled build of builder serve, which skips a run while one is going. The largest
+// requests (a batch of 8 MiB, a manifest of ~10 MB at 100,000 classes) take seconds even on
+// a slow link; the SDK retries an attempt that timed out.
+const requestTimeout = 2 * time.Minute
 
 // deleteBatch is the most keys one DeleteObjects request may name (an S3 limit).
 const deleteBatch = 1000
@@ -49,12 +57,17 @@ var _ Store = (*S3)(nil)
 // standard chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, shared files, instance roles).
 // The client is built once and is safe for concurrent use.
 func NewS3(ctx context.Context, cfg config.Store) (*S3, error) {
+	return newS3(ctx, cfg, requestTimeout)
+}
+
+// newS3 is NewS3 with each request attempt bounded by timeout.
+func newS3(ctx context.Context, cfg config.Store, timeout time.Duration) (*S3, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Scheme != "s3" || u.Host == "" {
 		return nil, fmt.Errorf("store.url: must be s3://BUCKET/PREFIX (got %q)", cfg.URL)
 	}
 	opts := []func(*awsconfig.LoadOptions) error{
-		awsconfig.WithHTTPClient(newHTTPClient()),
+		awsconfig.WithHTTPClient(newHTTPClient(timeout)),
 		awsconfig.WithRetryer(newRetryer),
 	}
 	if cfg.Region != "" {
@@ -89,9 +102,9 @@ func NewS3(ctx context.Context, cfg config.Store) (*S3, error) {
 }
 
 // newHTTPClient returns the SDK's HTTP client with enough idle connections per host for
-// the builder's concurrent uploads.
-func newHTTPClient() *awshttp.BuildableClient {
-	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+// the builder's concurrent uploads, each request attempt bounded by timeout.
+func newHTTPClient(timeout time.Duration) *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTimeout(timeout).WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxIdleConns = maxIdleConnsPerHost
 		tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
 	})

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"net"
+	"strings"
 	"testing"
+	"time"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
@@ -23,5 +26,49 @@ func TestS3KeepsIdleConnections(t *testing.T) {
 	}
 	if tr := hc.GetTransport(); tr.MaxIdleConnsPerHost < 128 || tr.MaxIdleConns < 128 {
 		t.Errorf("transport keeps MaxIdleConnsPerHost=%d MaxIdleConns=%d; want both >= 128", tr.MaxIdleConnsPerHost, tr.MaxIdleConns)
+	}
+}
+
+// TestS3RequestTimeout: a store that accepts connections and never answers makes a request
+// fail (after the SDK's retries) instead of hanging the builder for ever.
+func TestS3RequestTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and hold every connection, answering nothing
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	s, err := newS3(context.Background(), config.Store{URL: "s3://bucket/catalogue", Endpoint: "http://" + ln.Addr().String(), Region: "us-east-1"}, 300*time.Millisecond)
+	if err != nil {
+		t.Fatalf("newS3: %v", err)
+	}
+	// The test's own deadline only keeps a broken timeout from hanging the test run.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = s.Get(ctx, "current.json")
+	if err == nil {
+		t.Fatal("Get from a store that never answers succeeded")
+	}
+	if !strings.Contains(err.Error(), "Client.Timeout") {
+		t.Errorf("Get = %v; want a timeout error", err)
+	}
+	// Three attempts of 0.3 s and the SDK's backoff between them (at most a few seconds).
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("Get took %v to fail; want well under 15 s", d)
 	}
 }
