@@ -12,7 +12,8 @@ import (
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
-// collect deletes the snapshots beyond Keep (never the current one, cur) and the objects
+// collect deletes the snapshots beyond Keep (never the current one, cur, that ptr names),
+// the manifests of builds that never published (partition), and the objects
 // that only they used: (objects of dropped manifests) minus (objects of kept manifests),
 // computed from manifests alone, so it never lists the store's 100,000 objects.
 //
@@ -24,13 +25,13 @@ import (
 //
 // Objects go first and manifests last: if collection stops half-way the dropped manifests
 // are still there and the next run deletes what is left.
-func (p *Publisher) collect(ctx context.Context, cur, prev *snapshot.Manifest) (int, error) {
+func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev *snapshot.Manifest) (int, error) {
 	p.report(Progress{Phase: PhaseCollecting})
 	ids, err := p.manifestIDs(ctx)
 	if err != nil {
 		return 0, err
 	}
-	kept, dropped := partition(ids, p.keep(), cur.ID)
+	kept, dropped := partition(ids, p.keep(), ptr)
 	if len(dropped) == 0 {
 		return 0, nil
 	}

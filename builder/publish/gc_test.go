@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -41,17 +42,18 @@ func TestCollectKeepsNewestSnapshotsAndTheirObjects(t *testing.T) {
 			t.Errorf("objects after 4 publications with keep 2 mismatch (-want +got):\n%s", diff)
 		}
 
-		// Roll back to v3, then publish v5: v4 and v5 are the newest two, v3 goes.
+		// Roll back to v3, then publish v5. Kept are the snapshots most recently current: v5
+		// and v3, which served before it. v4, rolled away from, goes although it is newer.
 		got, err := p.Rollback(context.Background(), "")
 		if err != nil || got != ids[2] {
 			t.Fatalf("Rollback(\"\") = %s, %v; want %s", got, err, ids[2])
 		}
 		assertServable(t, r, version(3))
 		v5 := mustPublish(t, p, version(5)).SnapshotID
-		if diff := cmp.Diff(manifestKeys(ids[3], v5), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+		if diff := cmp.Diff(manifestKeys(ids[2], v5), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
 			t.Errorf("manifests after the rollback and a publication mismatch (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(objectKeys(shared, `{"v":4}`, `{"v":5}`), listKeys(t, r, "objects/")); diff != "" {
+		if diff := cmp.Diff(objectKeys(shared, `{"v":3}`, `{"v":5}`), listKeys(t, r, "objects/")); diff != "" {
 			t.Errorf("objects after the rollback and a publication mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -59,70 +61,64 @@ func TestCollectKeepsNewestSnapshotsAndTheirObjects(t *testing.T) {
 
 func TestPartition(t *testing.T) {
 	ids := []string{"a", "b", "c", "d", "e"}
+	legacy := func(current string) snapshot.Pointer { return snapshot.Pointer{ID: current} }
+	ptr := func(current string, previous ...string) snapshot.Pointer {
+		return snapshot.Pointer{ID: current, Previous: append([]string{}, previous...)}
+	}
 	tests := []struct {
+		name                string
 		keep                int
-		current             string
+		ptr                 snapshot.Pointer
 		wantKept, wantDrops []string
 	}{
-		{keep: 2, current: "e", wantKept: []string{"e", "d"}, wantDrops: []string{"c", "b", "a"}},
-		{keep: 2, current: "b", wantKept: []string{"e", "d", "b"}, wantDrops: []string{"c", "a"}},
-		{keep: 10, current: "e", wantKept: []string{"e", "d", "c", "b", "a"}},
-		{keep: 1, current: "", wantKept: []string{"e"}, wantDrops: []string{"d", "c", "b", "a"}},
+		// Pointers that do not list earlier snapshots: the newest keep, and current.
+		{"legacy, newest current", 2, legacy("e"), []string{"e", "d"}, []string{"c", "b", "a"}},
+		{"legacy, old current", 2, legacy("b"), []string{"e", "d", "b"}, []string{"c", "a"}},
+		{"legacy, keep all", 10, legacy("e"), []string{"e", "d", "c", "b", "a"}, nil},
+		{"no pointer", 1, snapshot.Pointer{}, []string{"e"}, []string{"d", "c", "b", "a"}},
+		// Pointers that list them: only published snapshots, however new the others are.
+		{"first publication", 3, ptr("c"), []string{"c"}, []string{"e", "d", "b", "a"}},
+		{"never-published manifests dropped", 3, ptr("e", "c", "a"), []string{"e", "c", "a"}, []string{"d", "b"}},
+		{"keep bounds the earlier ones", 2, ptr("e", "c", "a"), []string{"e", "c"}, []string{"d", "b", "a"}},
+		{"after a rollback", 3, ptr("b", "e", "d", "c"), []string{"e", "d", "b"}, []string{"c", "a"}},
+		{"keep 1", 1, ptr("e", "d"), []string{"e"}, []string{"d", "c", "b", "a"}},
 	}
 	for _, tt := range tests {
-		kept, dropped := partition(ids, tt.keep, tt.current)
+		kept, dropped := partition(ids, tt.keep, tt.ptr)
 		if diff := cmp.Diff(tt.wantKept, kept); diff != "" {
-			t.Errorf("partition(keep %d, current %q) kept mismatch (-want +got):\n%s", tt.keep, tt.current, diff)
+			t.Errorf("partition(%s) kept mismatch (-want +got):\n%s", tt.name, diff)
 		}
 		if diff := cmp.Diff(tt.wantDrops, dropped); diff != "" {
-			t.Errorf("partition(keep %d, current %q) dropped mismatch (-want +got):\n%s", tt.keep, tt.current, diff)
+			t.Errorf("partition(%s) dropped mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
 
-func TestStatus(t *testing.T) {
-	forEachStore(t, func(t *testing.T, r *recorder) {
-		p := newPublisher(r, 3)
-		st, err := p.Status(context.Background())
-		if err != nil || st.Current != nil || len(st.Kept) != 0 {
-			t.Fatalf("Status of an empty store = %+v, %v; want nothing", st, err)
-		}
-		var ids []string
-		for v := 1; v <= 4; v++ {
-			res, err := p.Publish(context.Background(), version(v), meta(v, 10*v), false)
-			if err != nil {
-				t.Fatalf("Publish: %v", err)
-			}
-			ids = append(ids, res.SnapshotID)
-		}
-		st, err = p.Status(context.Background())
-		if err != nil {
-			t.Fatalf("Status: %v", err)
-		}
-		type row struct {
-			ID      string
-			Counts  snapshot.Counts
-			Current bool
-		}
-		want := []row{
-			{ids[3], snapshot.Counts{Courses: 4, Classes: 40, Documents: 2}, true},
-			{ids[2], snapshot.Counts{Courses: 3, Classes: 30, Documents: 2}, false},
-			{ids[1], snapshot.Counts{Courses: 2, Classes: 20, Documents: 2}, false},
-		}
-		var got []row
-		for _, s := range st.Kept {
-			got = append(got, row{s.ID, s.Counts, s.Current})
-			if s.Today != "2027-03-01" || s.BuiltAt.IsZero() {
-				t.Errorf("snapshot %s: today %q, built at %v; want 2027-03-01 and a time", s.ID, s.Today, s.BuiltAt)
-			}
-		}
+func TestNextPointer(t *testing.T) {
+	now := time.Date(2027, 3, 1, 9, 0, 0, 0, time.FixedZone("CET", 3600))
+	tests := []struct {
+		name string
+		old  snapshot.Pointer
+		id   string
+		kept []string
+		keep int
+		want []string // Previous of the new pointer
+	}{
+		{"first publication", snapshot.Pointer{}, "a", nil, 3, []string{}},
+		{"second", snapshot.Pointer{ID: "a", Previous: []string{}}, "b", nil, 3, []string{"a"}},
+		{"bounded by keep", snapshot.Pointer{ID: "c", Previous: []string{"b", "a"}}, "d", nil, 3, []string{"c", "b"}},
+		{"rollback removes the target", snapshot.Pointer{ID: "c", Previous: []string{"b", "a"}}, "a", nil, 3, []string{"c", "b"}},
+		{"republishing current", snapshot.Pointer{ID: "c", Previous: []string{"b"}}, "c", nil, 3, []string{"b"}},
+		{"legacy pointer: kept stand in", snapshot.Pointer{ID: "c"}, "d", []string{"c", "b", "a"}, 3, []string{"c", "b"}},
+		{"keep 1", snapshot.Pointer{ID: "c", Previous: []string{}}, "d", nil, 1, []string{}},
+	}
+	for _, tt := range tests {
+		got := nextPointer(tt.old, tt.id, tt.kept, tt.keep, now)
+		want := snapshot.Pointer{ID: tt.id, PublishedAt: now.UTC(), Previous: tt.want}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("Status kept mismatch (-want +got):\n%s", diff)
+			t.Errorf("nextPointer(%s) mismatch (-want +got):\n%s", tt.name, diff)
 		}
-		if st.Current == nil || st.Current.ID != ids[3] {
-			t.Errorf("Status current = %+v, want %s", st.Current, ids[3])
-		}
-	})
+	}
 }
 
 func TestRollback(t *testing.T) {
@@ -178,6 +174,89 @@ func TestCollectRulesOutObjectsOfOlderKeptSnapshots(t *testing.T) {
 		// Kept: v4, v3, v2: nothing uses v1 any more.
 		if diff := cmp.Diff(objectKeys(shared, `{"v":2}`, `{"v":3}`, `{"v":4}`), listKeys(t, r, "objects/")); diff != "" {
 			t.Errorf("objects after one more publication mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestNeverPublishedSnapshotIsNotKept: a build stopped between its manifest and the pointer
+// leaves a manifest that was never current. It is not listed as kept, a rollback never
+// picks it, and the next publication collects it with its objects.
+func TestNeverPublishedSnapshotIsNotKept(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		p := newPublisher(r, 3)
+		a := mustPublish(t, p, version(1)).SnapshotID
+		b := mustPublish(t, p, version(2)).SnapshotID
+		r.onPut = func(_ int, key string) error {
+			if key == snapshot.PointerKey {
+				return errInjected
+			}
+			return nil
+		}
+		if _, err := p.Publish(ctx, version(3), meta(1, 1), false); !errors.Is(err, errInjected) {
+			t.Fatalf("Publish with the pointer failing = %v; want the injected failure", err)
+		}
+		r.reset()
+		if got := keptIDs(t, p); !cmp.Equal(got, []string{b, a}) {
+			t.Errorf("kept after a build stopped before its pointer = %v; want [%s %s]", got, b, a)
+		}
+		d := mustPublish(t, p, version(4)).SnapshotID
+		if got := keptIDs(t, p); !cmp.Equal(got, []string{d, b, a}) {
+			t.Errorf("kept after the next publication = %v; want [%s %s %s]", got, d, b, a)
+		}
+		if diff := cmp.Diff(manifestKeys(a, b, d), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+			t.Errorf("manifests after the next publication mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(objectKeys(shared, `{"v":1}`, `{"v":2}`, `{"v":4}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects after the next publication mismatch (-want +got):\n%s", diff)
+		}
+		if got, err := p.Rollback(ctx, ""); err != nil || got != b {
+			t.Errorf("Rollback(\"\") = %s, %v; want %s, the snapshot current before", got, err, b)
+		}
+	})
+}
+
+// keptIDs returns the ids Status lists as kept, newest first.
+func keptIDs(t *testing.T, p *Publisher) []string {
+	t.Helper()
+	st, err := p.Status(context.Background())
+	if err != nil {
+		t.Fatalf("Status: %v", err)
+	}
+	var ids []string
+	for _, s := range st.Kept {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// TestPointerWithoutPrevious: a store published by a builder whose pointer did not list
+// earlier snapshots keeps them by age, and the next publication starts the list from them.
+func TestPointerWithoutPrevious(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		p := newPublisher(r, 3)
+		var ids []string
+		for v := 1; v <= 3; v++ {
+			ids = append(ids, mustPublish(t, p, version(v)).SnapshotID)
+		}
+		legacy := fmt.Sprintf(`{"snapshot":%q,"published_at":"2027-03-01T09:00:00Z"}`, ids[2])
+		if err := r.Put(ctx, snapshot.PointerKey, []byte(legacy)); err != nil {
+			t.Fatal(err)
+		}
+		if got := keptIDs(t, p); !cmp.Equal(got, []string{ids[2], ids[1], ids[0]}) {
+			t.Errorf("kept under a pointer without previous = %v; want %v newest first", got, ids)
+		}
+		v4 := mustPublish(t, p, version(4)).SnapshotID
+		ptr, err := snapshot.ReadPointer(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{ids[2], ids[1]}, ptr.Previous); diff != "" {
+			t.Errorf("previous of the next pointer mismatch (-want +got):\n%s", diff)
+		}
+		if got := keptIDs(t, p); !cmp.Equal(got, []string{v4, ids[2], ids[1]}) {
+			t.Errorf("kept after the next publication = %v; want [%s %s %s]", got, v4, ids[2], ids[1])
 		}
 	})
 }

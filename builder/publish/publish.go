@@ -127,13 +127,14 @@ func (p *Publisher) PublishOver(ctx context.Context, cur *snapshot.Manifest, doc
 	if err != nil {
 		return Result{}, err
 	}
-	if err := p.commit(ctx, m); err != nil {
+	ptr, err := p.commit(ctx, m)
+	if err != nil {
 		return Result{}, err
 	}
 	res := Result{SnapshotID: m.ID, Documents: len(docs), ObjectsStored: stored, BytesStored: bytes}
 	// The snapshot is published; a failure to collect only delays collection to the next run,
 	// which recomputes what to delete from the manifests it finds.
-	collected, err := p.collect(ctx, m, cur)
+	collected, err := p.collect(ctx, ptr, m, cur)
 	res.Collected = collected
 	res.Duration = p.now().Sub(start)
 	if err != nil {
@@ -170,33 +171,47 @@ func (p *Publisher) guard(old, new snapshot.Counts) error {
 }
 
 // commit writes the manifest and then the pointer, which publishes the snapshot.
-func (p *Publisher) commit(ctx context.Context, m *snapshot.Manifest) error {
+func (p *Publisher) commit(ctx context.Context, m *snapshot.Manifest) (snapshot.Pointer, error) {
 	p.report(Progress{Phase: PhaseManifest, Done: len(m.Documents), Total: len(m.Documents)})
 	b, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("encode manifest: %w", err)
+		return snapshot.Pointer{}, fmt.Errorf("encode manifest: %w", err)
 	}
 	if err := p.Store.Put(ctx, snapshot.ManifestKey(m.ID), b); err != nil {
-		return fmt.Errorf("write manifest %s: %w", m.ID, err)
+		return snapshot.Pointer{}, fmt.Errorf("write manifest %s: %w", m.ID, err)
 	}
 	return p.writePointer(ctx, m.ID)
 }
 
-// writePointer makes snapshot id current. The context is checked first so that a
+// writePointer makes snapshot id current and returns the pointer it wrote, which
+// remembers the snapshot it replaces (nextPointer). The context is checked first so that a
 // cancellation that arrived during the previous step publishes nothing.
-func (p *Publisher) writePointer(ctx context.Context, id string) error {
+func (p *Publisher) writePointer(ctx context.Context, id string) (snapshot.Pointer, error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write pointer: %w", err)
+		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
 	}
 	p.report(Progress{Phase: PhasePointer})
-	b, err := json.Marshal(snapshot.Pointer{ID: id, PublishedAt: p.now().UTC()})
+	old, err := snapshot.ReadPointer(ctx, p.Store)
+	if err != nil && !errors.Is(err, snapshot.ErrNoSnapshot) {
+		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
+	}
+	var kept []string
+	if old.Previous == nil && old.ID != "" { // written before pointers listed earlier ones
+		ids, err := p.manifestIDs(ctx)
+		if err != nil {
+			return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
+		}
+		kept, _ = partition(ids, p.keep(), old)
+	}
+	ptr := nextPointer(old, id, kept, p.keep(), p.now())
+	b, err := json.Marshal(ptr)
 	if err != nil {
-		return fmt.Errorf("encode pointer: %w", err)
+		return snapshot.Pointer{}, fmt.Errorf("encode pointer: %w", err)
 	}
 	if err := p.Store.Put(ctx, snapshot.PointerKey, b); err != nil {
-		return fmt.Errorf("write pointer: %w", err)
+		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
 	}
-	return nil
+	return ptr, nil
 }
 
 func (p *Publisher) report(pr Progress) {

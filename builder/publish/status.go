@@ -47,7 +47,7 @@ func (p *Publisher) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	kept, _ := partition(ids, p.keep(), ptr.ID)
+	kept, _ := partition(ids, p.keep(), ptr)
 	hs, err := p.readHeaders(ctx, kept)
 	if err != nil {
 		return Status{}, err
@@ -79,7 +79,7 @@ func (p *Publisher) Rollback(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	kept, _ := partition(ids, p.keep(), ptr.ID)
+	kept, _ := partition(ids, p.keep(), ptr)
 	target, err := rollbackTarget(kept, ptr.ID, id)
 	if err != nil {
 		return "", err
@@ -90,7 +90,7 @@ func (p *Publisher) Rollback(ctx context.Context, id string) (string, error) {
 	if err := p.verify(ctx, target); err != nil {
 		return "", fmt.Errorf("roll back to %s: %w", target, err)
 	}
-	if err := p.writePointer(ctx, target); err != nil {
+	if _, err := p.writePointer(ctx, target); err != nil {
 		return "", fmt.Errorf("roll back to %s: %w", target, err)
 	}
 	return target, nil

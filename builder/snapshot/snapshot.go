@@ -83,6 +83,11 @@ type Manifest struct {
 type Pointer struct {
 	ID          string    `json:"snapshot"`
 	PublishedAt time.Time `json:"published_at"`
+	// Previous are the kept snapshots that were current before this one, the most recently
+	// current first. A manifest that neither ID nor Previous names was never published (its
+	// build stopped between manifest and pointer) or is no longer kept. Nil in a pointer
+	// written before the list existed; an empty list is written as [] so the two differ.
+	Previous []string `json:"previous"`
 }
 
 // Hash returns the hex SHA-256 of b.
