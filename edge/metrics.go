@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// metrics holds the edge's Prometheus collectors. Its middleware (requestlog.go) also
-// assigns request ids and writes the request log.
+// metrics holds the edge's Prometheus collectors and the request ids; the front middleware
+// (requestlog.go) counts every request here.
 type metrics struct {
 	reg *prometheus.Registry
 

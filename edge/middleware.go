@@ -9,38 +9,29 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 )
 
-// rejectMethods answers 405 with Allow: GET, HEAD to every method but GET and HEAD (D24).
-// It runs before routing, so the answer does not depend on whether the path exists. When
-// CORS is configured, OPTIONS passes too: it is the browsers' preflight, answered by cors.
-// The other middleware has not run yet, so it sets nosniff itself (D25).
-func (s *Server) rejectMethods(next echo.HandlerFunc) echo.HandlerFunc {
-	corsOn := len(s.cfg.CORSOrigins) > 0
-	return func(c echo.Context) error {
-		switch c.Request().Method {
-		case http.MethodGet, http.MethodHead:
-			return next(c)
-		case http.MethodOptions:
-			if corsOn {
-				return next(c)
-			}
-		}
-		c.Response().Header()["X-Content-Type-Options"] = nosniff
-		return fail(ErrMethod, "Method Not Allowed.")
+// allowedMethod reports whether the request's method gets past the front middleware: GET
+// and HEAD, and OPTIONS when CORS is configured (the browsers' preflight, answered by cors).
+// Every other method gets 405 with Allow: GET, HEAD (D24), whether the path exists or not.
+func (s *Server) allowedMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return true
+	case http.MethodOptions:
+		return len(s.cfg.CORSOrigins) > 0
 	}
+	return false
 }
 
-// recoverJSON turns a panic in any later handler into a 500 with the usual JSON body; the
-// error handler logs it, with the stack, once. http.ErrAbortHandler is re-raised: it is
-// how a handler asks net/http to drop the connection.
-func (s *Server) recoverJSON(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		defer s.recovered(c, &err)
-		return next(c)
-	}
+// call runs next and turns a panic in it into a 500 with the usual JSON body; the error
+// handler logs it, with the stack, once. http.ErrAbortHandler is re-raised: it is how a
+// handler asks net/http to drop the connection.
+func (s *Server) call(c echo.Context, next echo.HandlerFunc) (err error) {
+	defer s.recovered(c, &err)
+	return next(c)
 }
 
-// recovered is recoverJSON's deferred half, a method rather than a closure so that a
-// request that does not panic allocates nothing for it.
+// recovered is call's deferred half, a method rather than a closure so that a request
+// that does not panic allocates nothing for it.
 func (s *Server) recovered(c echo.Context, err *error) {
 	r := recover()
 	if r == nil {
@@ -58,18 +49,8 @@ func (s *Server) recovered(c echo.Context, err *error) {
 	}
 }
 
-// nosniff is the header value of X-Content-Type-Options, shared like document headers.
+// nosniff is the header value of X-Content-Type-Options (D25), shared like document headers.
 var nosniff = header("nosniff")
-
-// securityHeaders sets X-Content-Type-Options: nosniff on every response that passes
-// routing, errors included (D25): it is set before the handler runs, so the error handler
-// writes it too.
-func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		c.Response().Header()["X-Content-Type-Options"] = nosniff
-		return next(c)
-	}
-}
 
 // cors lets the browsers of edge.cors_origins call the API: tokens travel in the
 // Authorization header, which needs a preflight, and clients read the ETag, the snapshot id

@@ -101,8 +101,8 @@ func TestRecoverRepanicsAbort(t *testing.T) {
 			t.Errorf("recovered %v, want http.ErrAbortHandler", r)
 		}
 	}()
-	_ = s.recoverJSON(func(echo.Context) error { panic(http.ErrAbortHandler) })(c)
-	t.Error("recoverJSON swallowed http.ErrAbortHandler")
+	_ = s.call(c, func(echo.Context) error { panic(http.ErrAbortHandler) })
+	t.Error("call swallowed http.ErrAbortHandler")
 }
 
 func TestCORS(t *testing.T) {

@@ -16,40 +16,57 @@ import (
 	"github.com/trainingco/catalogue/builder/apitoken"
 )
 
-// middleware gives every request an id, counts and times it, and writes one log line for
-// it. It must wrap everything whose outcome should be logged: it runs the error handler
-// itself when the chain returns an error, because the status is only known once the error
-// has been written.
+// front is the one middleware every request passes, first. It gives the request an id and
+// the security headers (D25), refuses every method but GET and HEAD (D24), recovers from
+// panics, writes any error through the error handler, and then counts and times the
+// request and writes one log line for it: it runs the error handler itself because the
+// status is only known once the error has been written.
+//
+// Echo routes before it runs, but nothing before the handler depends on the route: a
+// refused method gets its 405 whether the path exists or not, and is counted as unmatched.
 //
 // The line holds the method, the route pattern, the path without its query string, the
 // status, the bytes of the body, the duration, the request id and the client's address.
 // The query string is left out because search text is what people typed; the
 // Authorization header and bodies are never logged, so neither is a token.
-func (m *metrics) middleware(s *Server) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			start := time.Now() // wall time, not s.now: tests' fake clocks do not tick
-			req, res := c.Request(), c.Response()
-			id := m.ids.from(req.Header)
-			res.Header()[echo.HeaderXRequestID] = id
-			if err := next(c); err != nil {
-				c.Error(err)
-			}
-			d := time.Since(start)
-			route := m.observe(c.Echo(), c.Path(), res.Status, d)
-			s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("method", req.Method),
-				slog.String("route", route),
-				slog.String("path", loggedPath(req.URL.Path)),
-				slog.Int("status", res.Status),
-				slog.Int64("bytes", res.Size),
-				slog.Float64("duration_ms", float64(d.Microseconds())/1000),
-				slog.String("request_id", id[0]),
-				slog.String("remote_addr", clientAddr(c)),
-			)
-			return nil
-		}
+func (s *Server) front(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		s.serveFront(c, next)
+		return nil
 	}
+}
+
+// serveFront is front's work, in a method so that front's closure holds only next.
+func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
+	start := time.Now() // wall time, not s.now: tests' fake clocks do not tick
+	req, res := c.Request(), c.Response()
+	h := res.Header()
+	id := s.metrics.ids.from(req.Header)
+	h[echo.HeaderXRequestID] = id
+	h["X-Content-Type-Options"] = nosniff // set before the handler, so errors carry it too
+	pattern := ""
+	var err error
+	if s.allowedMethod(req.Method) {
+		err = s.call(c, next)
+		pattern = c.Path()
+	} else {
+		err = fail(ErrMethod, "Method Not Allowed.")
+	}
+	if err != nil {
+		c.Error(err)
+	}
+	d := time.Since(start)
+	route := s.metrics.observe(c.Echo(), pattern, res.Status, d)
+	s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
+		slog.String("method", req.Method),
+		slog.String("route", route),
+		slog.String("path", loggedPath(req.URL.Path)),
+		slog.Int("status", res.Status),
+		slog.Int64("bytes", res.Size),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+		slog.String("request_id", id[0]),
+		slog.String("remote_addr", clientAddr(c)),
+	)
 }
 
 // requestIDs makes request ids: a random prefix chosen when the process starts and a

@@ -90,19 +90,19 @@ func (s *Server) Start(ctx context.Context) {
 // itself, and HEAD must answer like GET without the body.
 var getHead = []string{http.MethodGet, http.MethodHead}
 
-// newEcho registers the middleware and every route. Order matters and is declared once:
-// the request id, log and metrics first, so every outcome (405s and panics included) is
-// counted and logged; then recover, so a panic anywhere becomes a 500 JSON; then security
-// headers; then 405 for anything but GET and HEAD, before routing. After routing: CORS,
-// then, on the public group, the token check and, inside it, the rate limit, which needs
-// to know the token.
+// newEcho registers the middleware and every route. Two middleware run on every request,
+// in this order: front (requestlog.go: the request id, log and metrics, so every outcome,
+// 405s and panics included, is counted and logged; security headers; 405 for anything but
+// GET and HEAD; recovery from panics), then CORS. Echo builds each middleware's closure
+// anew for every request, so the checks are one middleware, not a chain. Routes under
+// /public are wrapped once, when registered, in the token check and, inside it, the rate
+// limit, which needs to know the token.
 func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = s.ipExtractor()
-	e.Pre(s.metrics.middleware(s), s.recoverJSON, s.securityHeaders, s.rejectMethods)
-	e.Use(s.cors())
+	e.Use(s.front, s.cors())
 
 	// Outside the versioned base path, no token: probes and scrapers.
 	e.Match(getHead, "/healthz", s.handleHealthz)
@@ -113,14 +113,18 @@ func (s *Server) newEcho() *echo.Echo {
 	// The API description, public so that client generators can fetch it.
 	api.Match(getHead, "/openapi.json", s.handleOpenAPI)
 
-	// Everything else needs a token and counts against its limit.
-	pub := api.Group("/public", s.auth.middleware)
-	pub.Match(getHead, "/courses", s.static.handleCourses)           // marketing sites: the whole catalogue
-	pub.Match(getHead, "/popular", s.static.handlePopular)           // home pages: three most popular
-	pub.Match(getHead, "/course/:id", s.static.handleCourse)         // course pages
-	pub.Match(getHead, "/class/:id", s.static.handleClass)           // registration pages
-	pub.Match(getHead, "/classes", s.search.handleSearch)            // search boxes and calendars
-	pub.Match(getHead, "/course/:id/classes", s.search.handleSearch) // a course page's class list
+	// Everything else needs a token and counts against its limit, unknown paths included:
+	// they answer 404 only to a valid token.
+	pub := api.Group("/public")
+	auth := s.auth.middleware
+	pub.RouteNotFound("", auth(echo.NotFoundHandler))
+	pub.RouteNotFound("/*", auth(echo.NotFoundHandler))
+	pub.Match(getHead, "/courses", auth(s.static.handleCourses))           // marketing sites: the whole catalogue
+	pub.Match(getHead, "/popular", auth(s.static.handlePopular))           // home pages: three most popular
+	pub.Match(getHead, "/course/:id", auth(s.static.handleCourse))         // course pages
+	pub.Match(getHead, "/class/:id", auth(s.static.handleClass))           // registration pages
+	pub.Match(getHead, "/classes", auth(s.search.handleSearch))            // search boxes and calendars
+	pub.Match(getHead, "/course/:id/classes", auth(s.search.handleSearch)) // a course page's class list
 	return e
 }
 
