@@ -72,8 +72,15 @@ type authEnv struct {
 const authCourse = `{"id":1,"name":"Alpha"}`
 
 // newAuthEnv starts a server with the default configuration changed by edit (nil: none);
-// its token refresh never fires by itself unless edit sets a shorter one.
+// its token refresh never fires by itself unless edit sets a shorter one. Its log, request
+// lines included (Options.RequestLog), is env.logs.
 func newAuthEnv(t *testing.T, edit func(*config.Config)) *authEnv {
+	t.Helper()
+	return newAuthEnvWith(t, edit, nil)
+}
+
+// newAuthEnvWith is newAuthEnv with the server's options changed by editOpts (nil: none).
+func newAuthEnvWith(t *testing.T, edit func(*config.Config), editOpts func(*Options)) *authEnv {
 	t.Helper()
 	ctx := context.Background()
 	env := &authEnv{clock: &fakeNow{}, logs: &lockedBuffer{}, reg: prometheus.NewRegistry()}
@@ -100,8 +107,12 @@ func newAuthEnv(t *testing.T, edit func(*config.Config)) *authEnv {
 	if edit != nil {
 		edit(&cfg)
 	}
-	env.s, err = New(Options{Config: cfg, Store: st, Replica: env.replica, Templates: templates.MustDefault(),
-		Logger: slog.New(slog.NewJSONHandler(env.logs, nil)), Now: env.clock.now, Registry: env.reg})
+	opts := Options{Config: cfg, Store: st, Replica: env.replica, Templates: templates.MustDefault(),
+		Logger: slog.New(slog.NewJSONHandler(env.logs, nil)), RequestLog: env.logs, Now: env.clock.now, Registry: env.reg}
+	if editOpts != nil {
+		editOpts(&opts)
+	}
+	env.s, err = New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

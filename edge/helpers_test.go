@@ -160,12 +160,13 @@ func newTestServer(t testing.TB, st store.Store, cfg config.Config) testServer {
 	return newLoggedServer(t, st, cfg, io.Discard)
 }
 
-// newLoggedServer is newTestServer with the server's JSON log written to logs.
+// newLoggedServer is newTestServer with the server's JSON log, request lines included,
+// written to logs.
 func newLoggedServer(t testing.TB, st store.Store, cfg config.Config, logs io.Writer) testServer {
 	t.Helper()
 	replica, token := newReplica(t)
 	s, err := New(Options{Config: cfg, Store: st, Replica: replica, Templates: templates.MustDefault(),
-		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)), RequestLog: logs})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -3,7 +3,6 @@ package edge
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -55,18 +54,18 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 	if err != nil {
 		c.Error(err)
 	}
-	d := time.Since(start)
-	route := s.metrics.observe(c.Echo(), pattern, res.Status, d)
-	s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-		slog.String("method", req.Method),
-		slog.String("route", route),
-		slog.String("path", loggedPath(req.URL.Path)),
-		slog.Int("status", res.Status),
-		slog.Int64("bytes", res.Size),
-		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
-		slog.String("request_id", id[0]),
-		slog.String("remote_addr", clientAddr(c)),
-	)
+	end := time.Now()
+	d := end.Sub(start)
+	s.logRequest(req.Context(), end, &requestLine{
+		method:   req.Method,
+		route:    s.metrics.observe(c.Echo(), pattern, res.Status, d),
+		path:     loggedPath(req.URL.Path),
+		status:   res.Status,
+		bytes:    res.Size,
+		duration: d,
+		id:       id[0],
+		addr:     clientAddr(c),
+	})
 }
 
 // requestIDs makes request ids: a random prefix chosen when the process starts and a

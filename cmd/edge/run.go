@@ -37,7 +37,8 @@ const (
 )
 
 // run is the whole command: it parses args, serves until ctx is done, then shuts down.
-// Logs are JSON on stderr; stdout only gets the help text asked for with -h.
+// Logs are JSON on stderr, request lines in batches (logWriter); stdout only gets the help
+// text asked for with -h.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -46,7 +47,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	out := newLogWriter(stderr, batchSize, batchDelay)
+	defer func() { _ = out.Flush() }() // the request lines of the last batch
+	log := slog.New(slog.NewJSONHandler(out, nil))
 	log.Info("configuration", "config", cfg.Redacted())
 
 	tpl, err := templates.Load(cfg.Templates.Dir)
@@ -63,7 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer pool.Close() // last: requests in flight may still search until Shutdown returns
 
-	srv, err := edge.New(edge.Options{Config: cfg, Store: st, Replica: pool, Templates: tpl, Logger: log})
+	srv, err := edge.New(edge.Options{Config: cfg, Store: st, Replica: pool, Templates: tpl, Logger: log,
+		RequestLog: out.batch()})
 	if err != nil {
 		return err
 	}

@@ -174,6 +174,8 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		t.Error("the edge still answers after shutdown")
 	}
 	for _, want := range []string{`"msg":"configuration"`, `"msg":"listening","addr":"` + addr + `"`,
+		`"msg":"request","method":"GET","route":"/healthz","path":"/healthz","status":200,`,
+		`"msg":"request","method":"GET","route":"/api/v2/public/course/:id","path":"/api/v2/public/course/1","status":200,`,
 		`"msg":"shutting down"`, `"msg":"stopped"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %s:\n%s", want, log)
