@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -90,5 +91,31 @@ func TestPutBatchBadKey(t *testing.T) {
 	}
 	if len(keys) != 0 {
 		t.Errorf("after a refused batch the store holds %q; want nothing", keys)
+	}
+}
+
+// TestPutBatchLongPrefix: entry names longer than the 100 bytes of a classic tar header
+// (a deep prefix) are extracted under their full names.
+func TestPutBatchLongPrefix(t *testing.T) {
+	ctx := context.Background()
+	cfg := buildertest.NewS3Store(t)
+	cfg.URL += "/" + strings.Repeat("deep-folder/", 12) // 144 more bytes
+	s, err := store.NewS3(ctx, cfg)
+	if err != nil {
+		t.Fatalf("NewS3: %v", err)
+	}
+	if err := s.Ensure(ctx); err != nil {
+		t.Fatalf("Ensure: %v", err)
+	}
+	key := "objects/ab/" + strings.Repeat("0123456789abcdef", 4) + ".json"
+	if err := s.PutBatch(ctx, []store.Object{{Key: key, Body: []byte(`{"deep":true}`)}}); err != nil {
+		t.Fatalf("PutBatch: %v", err)
+	}
+	got, err := s.Get(ctx, key)
+	if err != nil || string(got) != `{"deep":true}` {
+		t.Errorf("Get(%q) = %q, %v; want the stored body", key, got, err)
+	}
+	if keys, err := s.List(ctx, ""); err != nil || !cmp.Equal(keys, []string{key}) {
+		t.Errorf("List = %q, %v; want only %q", keys, err, key)
 	}
 }
