@@ -135,7 +135,7 @@ func checkBodies(t *testing.T, s *memSnapshot, gen *catalogueGen) {
 	t.Helper()
 	for id := 1; id <= len(gen.classes); id++ {
 		want := gen.classBody(id)
-		d := s.classes[int64(id)]
+		d := s.class(int64(id))
 		if d == nil || string(d.body()) != want || gunzip(t, d.gzipBody()) != want {
 			t.Fatalf("snapshot %s: class %d is not the document published", s.id, id)
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -64,15 +65,37 @@ func (d *document) response(gz bool) (body []byte, etag, length []string) {
 
 // memSnapshot is one snapshot held in memory, never changed after it is built: it is
 // published through an atomic pointer and readers never lock.
+//
+// The indexes hold positions in docs rather than pointers: maps of a hundred thousand
+// pointers would be scanned by every garbage collection, and under load the edge collects
+// several times a second; maps without pointers are not scanned at all.
 type memSnapshot struct {
 	id       string
 	builtAt  time.Time
-	idHeader []string             // X-Catalogue-Snapshot: <id>
-	head     snapshot.Manifest    // the manifest without its documents, which the indexes hold
-	docs     []document           // each distinct document once; the indexes point into it
-	routes   map[string]*document // route -> document: the course lists and popular
-	courses  map[int64]*document  // course id -> its document
-	classes  map[int64]*document  // class id -> its document
+	idHeader []string          // X-Catalogue-Snapshot: <id>
+	head     snapshot.Manifest // the manifest without its documents, which the indexes hold
+	docs     []document        // each distinct document once; the indexes hold positions in it
+	routes   map[string]docPos // route -> document: the course lists and popular
+	courses  map[int64]docPos  // course id -> its document
+	classes  map[int64]docPos  // class id -> its document
+}
+
+// docPos is one more than the position of a document in its snapshot's docs (see at).
+type docPos uint32
+
+// route, course and class return the document of a list route, a course id or a class id,
+// or nil.
+func (s *memSnapshot) route(r string) *document  { return s.at(s.routes[r]) }
+func (s *memSnapshot) course(id int64) *document { return s.at(s.courses[id]) }
+func (s *memSnapshot) class(id int64) *document  { return s.at(s.classes[id]) }
+
+// at returns the document a stored position p names. Positions are stored one up, so
+// that the zero docPos, what a map gives for a missing key, names no document.
+func (s *memSnapshot) at(p docPos) *document {
+	if p == 0 {
+		return nil
+	}
+	return &s.docs[p-1]
 }
 
 // docIndex holds documents by hash: those of a snapshot a load may reuse, or those a load
@@ -98,23 +121,26 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*memSnapshot, error) {
 		idHeader: header(m.ID),
 		head:     *m,
 		docs:     make([]document, 0, len(docs)),
-		routes:   map[string]*document{},
-		courses:  map[int64]*document{},
-		classes:  make(map[int64]*document, len(m.Documents)),
+		routes:   map[string]docPos{},
+		courses:  map[int64]docPos{},
+		classes:  make(map[int64]docPos, len(m.Documents)),
 	}
 	s.head.Documents = nil
-	at := make(map[[sha256.Size]byte]*document, len(docs))
+	if len(docs) >= math.MaxUint32 {
+		return nil, fmt.Errorf("index snapshot %s: %d documents are too many", m.ID, len(docs))
+	}
+	at := make(map[[sha256.Size]byte]docPos, len(docs))
 	for h, d := range docs {
 		if d == nil {
 			return nil, fmt.Errorf("index snapshot %s: document %x was not loaded", m.ID, h)
 		}
 		s.docs = append(s.docs, *d)
-		at[h] = &s.docs[len(s.docs)-1] // no reallocation: the capacity is len(docs)
+		at[h] = docPos(len(s.docs)) // one up: see at
 	}
 	for route, e := range m.Documents {
 		h, _ := parseHash(e.Hash) // checked by checkManifest
 		d := at[h]
-		if d == nil {
+		if d == 0 {
 			return nil, fmt.Errorf("index snapshot %s: document %s of %s was not loaded", m.ID, e.Hash, route)
 		}
 		if id, ok := idOf(route, coursePrefix, snapshot.CourseRoute); ok {
@@ -145,7 +171,8 @@ func (s *memSnapshot) index() docIndex {
 func (s *memSnapshot) manifest() *snapshot.Manifest {
 	m := s.head
 	m.Documents = make(map[string]snapshot.Entry, s.routeCount())
-	add := func(route string, d *document) {
+	add := func(route string, p docPos) {
+		d := s.at(p)
 		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.body()))}
 	}
 	for route, d := range s.routes {

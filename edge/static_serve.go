@@ -47,7 +47,7 @@ func (d *staticDocs) handleCourse(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	doc := snap.courses[id]
+	doc := snap.course(id)
 	if doc == nil {
 		return fail(ErrNotFound, "Course not found.")
 	}
@@ -64,7 +64,7 @@ func (d *staticDocs) handleClass(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	doc := snap.classes[id]
+	doc := snap.class(id)
 	if doc == nil {
 		return fail(ErrNotFound, "Class not found.")
 	}
@@ -77,7 +77,7 @@ func (d *staticDocs) serveRoute(c echo.Context, route string) error {
 	if err != nil {
 		return err
 	}
-	doc := snap.routes[route]
+	doc := snap.route(route)
 	if doc == nil {
 		// The builder renders every list and every combination of types, so this is its bug.
 		return fmt.Errorf("snapshot %s has no document %s", snap.id, route)
