@@ -95,6 +95,8 @@ main() {
 
 # fact KEY VALUE records one measured value for report.sh.
 fact() { echo "$1=$2" >>"$work/facts"; }
+# fact_value prints the last value recorded for a fact.
+fact_value() { sed -n "s/^$1=//p" "$work/facts" | tail -n 1; }
 
 # record ROUND CASE SERVER "rps p50 p99 errors cpu" records one load measurement for report.sh.
 record() { echo "$1 $2 $3 $4" >>"$work/results.tsv"; }
@@ -160,11 +162,28 @@ builder_run() {
 	log "builder $1: $line"
 }
 
+# builder_runs runs each kind of build BENCH_ROUNDS times (full: each into an empty bucket,
+# the last into the one the edge serves) and records the medians under the kind's name.
 builder_runs() {
-	builder_run full
-	builder_run nochange
-	changed_class=$("$psql" "$db" -Atq -f scripts/bench/change_class.sql)
-	builder_run oneclass
+	local r kind
+	for ((r = 1; r <= rounds; r++)); do
+		if ((r < rounds)); then
+			CATALOGUE_STORE_URL=s3://catalogue-bench-full-$r/catalogue builder_run "full$r"
+		else
+			builder_run "full$r"
+		fi
+	done
+	for ((r = 1; r <= rounds; r++)); do builder_run "nochange$r"; done
+	for ((r = 1; r <= rounds; r++)); do
+		changed_class=$("$psql" "$db" -Atq -f scripts/bench/change_class.sql)
+		builder_run "oneclass$r"
+	done
+	for kind in full nochange oneclass; do
+		for k in seconds wall objects documents; do
+			fact "builder_${kind}_$k" "$(for ((r = 1; r <= rounds; r++)); do fact_value "builder_$kind${r}_$k"; done | median)"
+		done
+		fact "builder_${kind}_runs" "$(for ((r = 1; r <= rounds; r++)); do fact_value "builder_$kind${r}_seconds"; done | paste -sd ' ')"
+	done
 }
 
 start_edge() {
