@@ -296,8 +296,15 @@ static_round() {
 	done
 }
 
-# prepare_search writes the search mix: URLs for wrk and one pgbench script per search.
+# prepare_search writes the search mix: URLs for wrk and one pgbench script per search, after
+# vacuuming the tables it reads (scripts/bench/search_vacuum.sql says why).
 prepare_search() {
+	log "vacuuming the tables of the search"
+	local visible
+	visible=$("$psql" "$db" -Atq -f scripts/bench/search_vacuum.sql) || die "VACUUM of the search's tables failed"
+	fact search_visible_pct "$visible"
+	[ "${visible%.*}" -ge 90 ] ||
+		log "note: only $visible% of the pages of classes are all-visible (another session holds an old snapshot?): the search's index-only scans read the table"
 	log "preparing the search mix"
 	"$bin/searchmix" -out "$work/search" >"$work/searchmix.log" 2>&1 ||
 		{ cat "$work/searchmix.log" >&2; die "searchmix failed"; }

@@ -7,33 +7,79 @@
 --   uncapped), total.
 -- No row at all when the page is past the last; the edge then runs count.sql.
 -- Arguments (a NULL filter is absent; the edge sets plan_cache_mode=force_custom_plan so that
--- the planner sees through the NULL checks and picks the index for the filters given):
+-- the planner sees through the NULL checks, keeps one branch of the CASE below, and picks the
+-- index for the filters given):
 --   $1 today (D1), $2 start, $3 end, $4 date (dates), $5 search (course-name substring with
 --   \, % and _ already escaped), $6 course id, $7 limit, $8 offset.
 --
--- Why it is shaped this way (100,000 classes, 1,000,000 registrations):
--- * total is counted on its own, carrying no columns, instead of COUNT(*) OVER () over the
---   page query, which kept every match (with its course name) in memory to number them.
--- * A match is a public class of a public course that is upcoming, or of an Online course
---   whatever its dates (D4). Every past Online class sorts before every upcoming class, so
---   the page is the merge of two walks of the (start_date, id) index, each stopping after
---   limit + offset rows: past classes of Online courses, then upcoming classes. A single
---   walk with "upcoming OR Online" would step over every past in-person class first, which
---   in a provider's years of history is nearly all of them.
+-- A match is a public class of a public course that is upcoming, or of an Online course
+-- whatever its dates (D4). Public, Online, the name and the id are attributes of the course,
+-- so they are decided on courses (a small table); the class side goes through the partial
+-- indexes of public classes (schema.sql). Why it is shaped this way (100,000 classes):
+-- * total is exact. It counts index entries and never joins every counted class to its
+--   course (a hash join over the range's classes was most of a search's time):
+--   - upcoming matches, no name or id filter: every public class of the date range (an
+--     index-only count on classes_public_start_end_idx) less those of non-public courses,
+--     counted course by course on classes_public_course_start_idx (a few percent of them);
+--   - upcoming matches of the courses a name or id keeps (matched), course by course;
+--   - past matches, which only Online courses have: matched Online courses' past classes.
+--   matched is materialized so that the name's ILIKE over every course runs once for both
+--   counts (it costs about as much as counting a few thousand index entries).
+-- * Every past Online class sorts before every upcoming class, so the page is the merge of
+--   two walks in (start_date, id) order, each stopping after limit + offset matches: past
+--   classes of Online courses, then upcoming classes. A single walk with "upcoming OR
+--   Online" would step over every past in-person class first, which in a provider's years of
+--   history is nearly all of them. The walks join courses rather than matched, so that the
+--   planner can walk classes_public_start_cover_idx in order and look courses up by key, or,
+--   when a name or id keeps few courses, read those courses' classes and sort them.
 -- * The filters are written out in each part because the planner only sees through a NULL
 --   filter, and only stops a walk early, in the part of the query that holds it.
--- * Registrations are counted only for the classes of the page, after LIMIT.
-WITH total AS (
-    SELECT COUNT(*) AS n
-    FROM classes cl
-    JOIN courses co ON co.id = cl.course_id
-    WHERE cl.is_public AND co.is_public
-      AND (cl.start_date >= $1::date OR co.type = 'Online')
-      AND ($2::date IS NULL OR cl.start_date >= $2::date)
-      AND ($3::date IS NULL OR cl.start_date <= $3::date)
-      AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date))
+-- * Registrations, rooms and locations are read only for the classes of the page, after
+--   LIMIT. The location is a subquery planned on its own (OFFSET 0 keeps it out of the join
+--   search): the query is planned for every search, and a six-way join took longer to plan.
+WITH matched AS MATERIALIZED (
+    SELECT co.id, co.type = 'Online' AS online
+    FROM courses co
+    WHERE co.is_public
       AND ($5::text IS NULL OR co.name ILIKE '%' || $5::text || '%' ESCAPE '\')
-      AND ($6::bigint IS NULL OR cl.course_id = $6::bigint)
+      AND ($6::bigint IS NULL OR co.id = $6::bigint)
+), total AS (
+    SELECT
+        CASE WHEN $5::text IS NULL AND $6::bigint IS NULL THEN
+            (SELECT COUNT(*)
+             FROM classes cl
+             WHERE cl.is_public
+               AND cl.start_date >= $1::date
+               AND ($2::date IS NULL OR cl.start_date >= $2::date)
+               AND ($3::date IS NULL OR cl.start_date <= $3::date)
+               AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
+          - (SELECT COUNT(*)
+             FROM courses co
+             JOIN classes cl ON cl.course_id = co.id
+             WHERE NOT co.is_public AND cl.is_public
+               AND cl.start_date >= $1::date
+               AND ($2::date IS NULL OR cl.start_date >= $2::date)
+               AND ($3::date IS NULL OR cl.start_date <= $3::date)
+               AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
+        ELSE
+            (SELECT COUNT(*)
+             FROM matched m
+             JOIN classes cl ON cl.course_id = m.id
+             WHERE cl.is_public
+               AND cl.start_date >= $1::date
+               AND ($2::date IS NULL OR cl.start_date >= $2::date)
+               AND ($3::date IS NULL OR cl.start_date <= $3::date)
+               AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
+        END
+      + (SELECT COUNT(*)
+         FROM matched m
+         JOIN classes cl ON cl.course_id = m.id
+         WHERE m.online AND cl.is_public
+           AND cl.start_date < $1::date
+           AND ($2::date IS NULL OR cl.start_date >= $2::date)
+           AND ($3::date IS NULL OR cl.start_date <= $3::date)
+           AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
+        AS n
 ), page AS (
     SELECT b.id, b.start_date
     FROM (
@@ -75,17 +121,21 @@ SELECT
     cl.start_date,
     cl.end_date,
     co.type,
-    CASE WHEN co.type = 'Online' THEN NULL ELSE l.city END AS city,
-    CASE WHEN co.type = 'Online' THEN NULL ELSE l.state END AS state,
+    CASE WHEN co.type = 'Online' THEN NULL ELSE loc.city END AS city,
+    CASE WHEN co.type = 'Online' THEN NULL ELSE loc.state END AS state,
     cl.cost,
-    CASE WHEN cl.seat_limit IS NOT NULL THEN GREATEST(cl.seat_limit - t.taken, 0) END AS available_seats,
+    CASE WHEN cl.seat_limit IS NOT NULL THEN GREATEST(cl.seat_limit - (
+        SELECT COUNT(*) FROM registrations rg WHERE rg.class_id = cl.id
+    ), 0) END AS available_seats,
     (SELECT n FROM total) AS total
 FROM page p
 JOIN classes cl ON cl.id = p.id
 JOIN courses co ON co.id = cl.course_id
-LEFT JOIN rooms r ON r.id = cl.room_id
-LEFT JOIN locations l ON l.id = r.location_id
-CROSS JOIN LATERAL (
-    SELECT COUNT(*) AS taken FROM registrations rg WHERE rg.class_id = cl.id AND cl.seat_limit IS NOT NULL
-) t
+LEFT JOIN LATERAL (
+    SELECT l.city, l.state
+    FROM rooms r
+    JOIN locations l ON l.id = r.location_id
+    WHERE r.id = cl.room_id
+    OFFSET 0
+) loc ON TRUE
 ORDER BY p.start_date, p.id
