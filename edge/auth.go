@@ -192,7 +192,8 @@ func bearerToken(h http.Header) (string, bool) {
 		return "", false
 	}
 	token = strings.TrimLeft(token, " ")
-	if token == "" || strings.ContainsAny(token, " \t") {
+	// Two IndexByte scans: ContainsAny builds its set of characters on every call.
+	if token == "" || strings.IndexByte(token, ' ') >= 0 || strings.IndexByte(token, '\t') >= 0 {
 		return "", false
 	}
 	return token, true

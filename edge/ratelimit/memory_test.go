@@ -180,6 +180,41 @@ func TestMemoryPeekCountsNothing(t *testing.T) {
 	}
 }
 
+// TestMemoryPeekEmpty: Peek of a limiter that holds no key reads no clock, and once its
+// keys are evicted it holds none again.
+func TestMemoryPeekEmpty(t *testing.T) {
+	clock := newFakeClock()
+	var reads atomic.Int64
+	m := NewMemory(2, time.Minute, func() time.Time { reads.Add(1); return clock.now() })
+	ctx := context.Background()
+	peek := func(step string, wantReads int64) {
+		t.Helper()
+		reads.Store(0)
+		got, err := m.Peek(ctx, "k")
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if diff := cmp.Diff(Decision{Allowed: true, Limit: 2, Remaining: 2}, got, cmpTime); diff != "" {
+			t.Errorf("%s: Peek mismatch (-want +got):\n%s", step, diff)
+		}
+		if n := reads.Load(); n != wantReads {
+			t.Errorf("%s: Peek read the clock %d times, want %d", step, n, wantReads)
+		}
+	}
+	peek("new limiter", 0)
+	_, _ = m.Allow(ctx, "other")
+	peek("a key held", 1)
+	clock.at(61 * time.Second)
+	_, _ = m.Allow(ctx, "k") // sweeps "other" out, holds "k"
+	clock.at(122 * time.Second)
+	_, _ = m.Peek(ctx, "x") // a Peek never sweeps: "k" is still held
+	peek("a key held past its window", 1)
+	_, _ = m.Allow(ctx, "other") // sweeps "k" out, holds "other"
+	clock.at(183 * time.Second)
+	m.maybeSweep(clock.now().UnixNano())
+	peek("every key evicted", 0)
+}
+
 func TestMemoryEvictsIdleKeys(t *testing.T) {
 	clock := newFakeClock()
 	m := NewMemory(5, time.Minute, clock.now)
