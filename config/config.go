@@ -70,6 +70,9 @@ type Edge struct {
 	CORSOrigins   []string      `mapstructure:"cors_origins"`
 	CacheDir      string        `mapstructure:"cache_dir"`
 	SearchTimeout time.Duration `mapstructure:"search_timeout"`
+	// SearchCache is how long the edge reuses a live search's response for the same
+	// parameters (and the same "today"); 0 disables the cache, so every search queries.
+	SearchCache time.Duration `mapstructure:"search_cache"`
 	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
 	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
@@ -89,6 +92,7 @@ func Default() Config {
 			TokenRefresh:  10 * time.Second,
 			CacheMaxAge:   60 * time.Second,
 			SearchTimeout: 2 * time.Second,
+			SearchCache:   5 * time.Second,
 		},
 	}
 }
@@ -117,6 +121,7 @@ func defaults() map[string]any {
 		"edge.cors_origins":    d.Edge.CORSOrigins,
 		"edge.cache_dir":       d.Edge.CacheDir,
 		"edge.search_timeout":  d.Edge.SearchTimeout,
+		"edge.search_cache":    d.Edge.SearchCache,
 		"edge.trusted_proxies": d.Edge.TrustedProxies,
 	}
 }
@@ -128,7 +133,7 @@ func Keys() []string {
 		"templates.dir", "builder.schedule", "builder.keep", "builder.max_shrink",
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
-		"edge.search_timeout", "edge.trusted_proxies",
+		"edge.search_timeout", "edge.search_cache", "edge.trusted_proxies",
 	}
 }
 
@@ -253,6 +258,9 @@ func (e Edge) validate() []error {
 	}
 	if e.CacheMaxAge < 0 {
 		bad("edge.cache_max_age", "must not be negative", e.CacheMaxAge)
+	}
+	if e.SearchCache < 0 {
+		bad("edge.search_cache", "must not be negative (0 disables the cache)", e.SearchCache)
 	}
 	return errs
 }

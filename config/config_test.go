@@ -29,7 +29,8 @@ func TestLoadDefaults(t *testing.T) {
 		Timezone: "UTC",
 		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5},
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: 5 * time.Second,
-			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second},
+			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
+			SearchCache: 5 * time.Second},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -52,6 +53,7 @@ timezone: Europe/Berlin
 	t.Setenv("CATALOGUE_EDGE_RATE_LIMIT", "20")
 	t.Setenv("CATALOGUE_STORE_URL", "s3://bucket/env")
 	t.Setenv("CATALOGUE_EDGE_CORS_ORIGINS", "https://b.example,https://c.example")
+	t.Setenv("CATALOGUE_EDGE_SEARCH_CACHE", "0")
 	got, err := Load(path, map[string]any{"store.url": "file:///flag"})
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +68,7 @@ timezone: Europe/Berlin
 		{"edge.rate_limit (env over file)", got.Edge.RateLimit, 20},
 		{"store.url (flag over env)", got.Store.URL, "file:///flag"},
 		{"edge.cors_origins (env list)", got.Edge.CORSOrigins, []string{"https://b.example", "https://c.example"}},
+		{"edge.search_cache (env 0: off)", got.Edge.SearchCache, time.Duration(0)},
 		{"replica url falls back to database.url", got.ReplicaURL(), "postgres://file@h/db"},
 	}
 	for _, c := range checks {
@@ -94,6 +97,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_TOKEN_REFRESH", "45s", "edge.token_refresh: must be at most 30s"},
 		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "-1s", "edge.search_timeout: must be a positive duration"},
 		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "-1s", "edge.cache_max_age: must not be negative"},
+		{"CATALOGUE_EDGE_SEARCH_CACHE", "-1s", "edge.search_cache: must not be negative (0 disables the cache) (got -1s)"},
+		{"CATALOGUE_EDGE_SEARCH_CACHE", "soon", "edge.search_cache"},
 		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
 	}
 	for _, tt := range tests {

@@ -16,14 +16,16 @@ import (
 )
 
 // searcher runs the live class search (spec 4.3, 4.4) against the read replica: one query
-// per page (templates.Search), plus templates.Count only for a page past the last.
+// per page (templates.Search), plus templates.Count only for a page past the last, and
+// keeps the responses for edge.search_cache (searchcache.go).
 type searcher struct {
 	s         *Server
 	pool      *pgxpool.Pool
 	searchSQL string
 	countSQL  string
 	timeout   time.Duration
-	bufs      sync.Pool // *[]byte response buffers, reused across requests
+	bufs      sync.Pool    // *[]byte response buffers, reused across requests when not cached
+	cache     *searchCache // nil: edge.search_cache is 0, every search queries
 }
 
 func newSearcher(s *Server) *searcher {
@@ -34,6 +36,7 @@ func newSearcher(s *Server) *searcher {
 		countSQL:  s.opts.Templates.SQL(templates.Count),
 		timeout:   s.cfg.SearchTimeout,
 		bufs:      sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }},
+		cache:     newSearchCache(s.cfg.SearchCache, s.now, s.opts.Registry),
 	}
 }
 
@@ -54,17 +57,40 @@ func (h *searcher) handleSearch(c echo.Context) error {
 		return err
 	}
 	p.courseID = courseID
+	// One "today" for the cache key and the query, also across midnight.
+	today := h.s.opts.Config.Today(h.s.now())
+	ctx := c.Request().Context()
 
+	if h.cache != nil {
+		e, err := h.cache.get(ctx, searchKey(today, p), func(ctx context.Context) ([]byte, error) {
+			return h.timedPage(ctx, nil, today, p)
+		})
+		if err != nil {
+			return unavailable(err)
+		}
+		return h.write(c, e.body, e.gzipped)
+	}
 	bp := h.bufs.Get().(*[]byte)
 	defer h.bufs.Put(bp)
-	began := time.Now()
-	body, err := h.page(c.Request().Context(), (*bp)[:0], p)
-	h.s.metrics.observeSearch(time.Since(began))
+	body, err := h.timedPage(ctx, (*bp)[:0], today, p)
 	if err != nil {
-		return failCause(ErrUnavailable, err, "The class search is temporarily unavailable. Please try again shortly.")
+		return unavailable(err)
 	}
 	*bp = body
-	return h.write(c, body)
+	return h.write(c, body, nil)
+}
+
+// unavailable is the 503 of a search that failed in the replica.
+func unavailable(err error) error {
+	return failCause(ErrUnavailable, err, "The class search is temporarily unavailable. Please try again shortly.")
+}
+
+// timedPage is page, its duration recorded in the search metric.
+func (h *searcher) timedPage(ctx context.Context, buf []byte, today time.Time, p searchParams) ([]byte, error) {
+	began := time.Now()
+	body, err := h.page(ctx, buf, today, p)
+	h.s.metrics.observeSearch(time.Since(began))
+	return body, err
 }
 
 // hasParam reports whether the matched route has the path parameter name.
@@ -77,9 +103,9 @@ func hasParam(c echo.Context, name string) bool {
 	return false
 }
 
-// page runs the search for p within the search timeout and appends the response body
-// {"data":[...],"total":N,"last_page":N} (D10) to buf.
-func (h *searcher) page(ctx context.Context, buf []byte, p searchParams) ([]byte, error) {
+// page runs the search for p on the day today within the search timeout and appends the
+// response body {"data":[...],"total":N,"last_page":N} (D10) to buf.
+func (h *searcher) page(ctx context.Context, buf []byte, today time.Time, p searchParams) ([]byte, error) {
 	if !utf8.ValidString(p.search) || strings.IndexByte(p.search, 0) >= 0 {
 		// No course name holds a NUL or invalid UTF-8, so nothing matches (D11); PostgreSQL
 		// would refuse the text, and the client would get a 503 for its own input.
@@ -87,7 +113,7 @@ func (h *searcher) page(ctx context.Context, buf []byte, p searchParams) ([]byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	args := searchArgs(h.s.opts.Config.Today(h.s.now()), p)
+	args := searchArgs(today, p)
 	rows, err := h.pool.Query(ctx, h.searchSQL, args...)
 	if err != nil {
 		return nil, err

@@ -80,6 +80,8 @@ type searchEnv struct {
 // searchOpts change what newSearchEnv builds.
 type searchOpts struct {
 	now       time.Time                 // zero: searchNow
+	clock     func() time.Time          // the server's clock; nil: now, fixed
+	tracer    pgx.QueryTracer           // sees every query of the replica pool; nil: none
 	edit      func(*config.Config)      // changes the default configuration
 	templates *templates.Set            // nil: the embedded defaults
 	replica   func(dbURL string) string // rewrites the replica URL (a proxy); nil: none
@@ -105,7 +107,7 @@ func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	if o.replica != nil {
 		replicaURL = o.replica(env.dbURL)
 	}
-	pool := newSearchPool(t, replicaURL)
+	pool := newSearchPool(t, replicaURL, o.tracer)
 	cfg := config.Default()
 	cfg.Edge.PollInterval, cfg.Edge.TokenRefresh, cfg.Edge.RateLimit = time.Hour, time.Hour, 1_000_000
 	if o.edit != nil {
@@ -117,9 +119,12 @@ func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	if o.templates == nil {
 		o.templates = templates.MustDefault()
 	}
+	if o.clock == nil {
+		o.clock = func() time.Time { return o.now }
+	}
 	st := openStore(t, buildertest.NewLocalStore(t))
 	env.s, err = New(Options{Config: cfg, Store: st, Replica: pool, Templates: o.templates,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return o.now }})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: o.clock})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -129,14 +134,16 @@ func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	return env
 }
 
-// newSearchPool opens a pool on dbURL as cmd/edge opens the replica's.
-func newSearchPool(t testing.TB, dbURL string) *pgxpool.Pool {
+// newSearchPool opens a pool on dbURL as cmd/edge opens the replica's, with tracer (if not
+// nil) seeing its queries.
+func newSearchPool(t testing.TB, dbURL string, tracer pgx.QueryTracer) *pgxpool.Pool {
 	t.Helper()
 	pc, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
 		t.Fatalf("parse pool config: %v", err)
 	}
 	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	pc.ConnConfig.Tracer = tracer
 	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
 	if err != nil {
 		t.Fatalf("open pool: %v", err)

@@ -86,6 +86,13 @@ func (p *pgProxy) blackhole() {
 	p.conns = nil
 }
 
+// restore makes new connections reach PostgreSQL again after blackhole.
+func (p *pgProxy) restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hole = false
+}
+
 // refuse closes the port and every connection.
 func (p *pgProxy) refuse() {
 	p.ln.Close()
@@ -101,7 +108,8 @@ func TestSearchReplicaDown(t *testing.T) {
 	var proxy *pgProxy
 	const timeout = 500 * time.Millisecond
 	env := newSearchEnv(t, searchSeed, searchOpts{
-		edit: func(c *config.Config) { c.Edge.SearchTimeout = timeout },
+		// The same search before and during the outage: without the cache, each queries.
+		edit: func(c *config.Config) { c.Edge.SearchTimeout, c.Edge.SearchCache = timeout, 0 },
 		replica: func(dbURL string) string {
 			var proxied string
 			proxy, proxied = newPGProxy(t, dbURL)

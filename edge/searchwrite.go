@@ -29,15 +29,21 @@ func (s *byteSink) Write(p []byte) (int, error) {
 
 // write sends a 200 JSON body computed live: gzip-compressed when the client accepts it,
 // with Vary: Accept-Encoding and the Content-Length of what is sent (D25), and headers only
-// for HEAD. Nothing is cached downstream by accident: the body depends on "today" and on
-// the database, so it carries no validator.
-func (h *searcher) write(c echo.Context, body []byte) error {
+// for HEAD. gzipped, when not nil, returns the body's gzip encoding (a cached response
+// keeps it); nil compresses here. Nothing is cached downstream by accident: the body
+// depends on "today" and on the database, so it carries no validator.
+func (h *searcher) write(c echo.Context, body []byte, gzipped func() []byte) error {
 	req, res := c.Request(), c.Response()
 	hdr := res.Header()
 	hdr.Add("Vary", echo.HeaderAcceptEncoding)
 	hdr.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	hdr.Set("Cache-Control", "no-store")
-	if acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding)) {
+	switch {
+	case !acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding)):
+	case gzipped != nil:
+		body = gzipped()
+		hdr.Set(echo.HeaderContentEncoding, "gzip")
+	default:
 		sink := searchGzipBufs.Get().(*byteSink)
 		defer searchGzipBufs.Put(sink)
 		sink.b = gzipAppend(sink.b[:0], body)

@@ -1,0 +1,155 @@
+package edge
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
+)
+
+// searchCacheEntries bounds the search cache. An entry is one page of at most 50 classes
+// (about 20 KB with its gzip copy at most, a few KB usually), so the cache stays under about
+// 20 MB whatever clients send; a catalogue's pages repeat far fewer distinct searches than
+// this within edge.search_cache.
+const searchCacheEntries = 1024
+
+// searchCache keeps the responses of live searches for edge.search_cache, so that the
+// searches a catalogue's pages repeat (a calendar's month, page 1 of a filter) query the
+// replica once per period instead of once per visitor: one core of PostgreSQL counts the
+// exact total of a broad search in milliseconds, which sixteen concurrent visitors turn
+// into a queue. Concurrent requests for an entry that is missing share one query
+// (singleflight). Keys are the parsed, normalized parameters and "today" (searchKey), never
+// the raw query string. Only successful responses are kept: an error reaches the requests
+// that shared its query and no later one.
+type searchCache struct {
+	ttl     time.Duration
+	now     func() time.Time
+	entries *lru.Cache[string, *searchEntry]
+	flights singleflight.Group
+
+	hits, misses, shared prometheus.Counter
+	waiting              prometheus.Gauge
+}
+
+// searchEntry is one cached response: the JSON body, when it stops being fresh, and its
+// gzip encoding, made the first time a client asks for it.
+type searchEntry struct {
+	body    []byte
+	expires time.Time
+	gzOnce  sync.Once
+	gz      []byte
+}
+
+// gzipped returns the gzip encoding of the body, compressing it on first use.
+func (e *searchEntry) gzipped() []byte {
+	e.gzOnce.Do(func() { e.gz = gzipAppend(nil, e.body) })
+	return e.gz
+}
+
+// newSearchCache returns a cache keeping responses for ttl by the clock now, with its
+// counters registered on reg; nil when ttl is 0 (edge.search_cache: 0 disables it).
+func newSearchCache(ttl time.Duration, now func() time.Time, reg *prometheus.Registry) *searchCache {
+	if ttl <= 0 {
+		return nil
+	}
+	entries, err := lru.New[string, *searchEntry](searchCacheEntries)
+	if err != nil {
+		panic(err) // only a size below 1 fails
+	}
+	requests := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "catalogue_edge_search_cache_requests_total",
+		Help: "Live searches by how the search cache answered them: hit (a fresh cached response), miss (ran the query), shared (waited for the same query another request ran).",
+	}, []string{"result"}))
+	return &searchCache{
+		ttl: ttl, now: now, entries: entries,
+		hits:   requests.WithLabelValues("hit"),
+		misses: requests.WithLabelValues("miss"),
+		shared: requests.WithLabelValues("shared"),
+		waiting: register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "catalogue_edge_search_cache_waiting",
+			Help: "Live searches waiting for a query of the search cache, their own or a shared one.",
+		})),
+	}
+}
+
+// get returns the response for key: the cached one while it is fresh, else the one fill
+// renders, run once for every concurrent caller of key. fill runs without ctx's
+// cancellation (a client that goes away must not fail the others waiting on its query; the
+// search timeout still bounds it); ctx bounds only this caller's wait.
+func (c *searchCache) get(ctx context.Context, key string, fill func(context.Context) ([]byte, error)) (*searchEntry, error) {
+	if e, ok := c.fresh(key); ok {
+		c.hits.Inc()
+		return e, nil
+	}
+	c.waiting.Inc()
+	defer c.waiting.Dec()
+	ran := false // set only in the caller whose function the flight runs
+	ch := c.flights.DoChan(key, func() (any, error) {
+		ran = true
+		// A flight that ended since this caller's check may have filled the entry.
+		if e, ok := c.fresh(key); ok {
+			c.hits.Inc()
+			return e, nil
+		}
+		c.misses.Inc() // counted here: the query runs even if its caller goes away
+		began := c.now()
+		body, err := fill(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		e := &searchEntry{body: body, expires: began.Add(c.ttl)}
+		c.entries.Add(key, e)
+		return e, nil
+	})
+	select {
+	case r := <-ch:
+		if !ran {
+			c.shared.Inc()
+		}
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*searchEntry), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// fresh returns the entry of key if it is cached and has not expired. Freshness is measured
+// from the start of the query that filled it.
+func (c *searchCache) fresh(key string) (*searchEntry, bool) {
+	e, ok := c.entries.Get(key)
+	if !ok || !c.now().Before(e.expires) {
+		return nil, false
+	}
+	return e, true
+}
+
+// searchKey is the cache key of a search: "today" (the same parameters mean other classes
+// on another day) and the parsed parameters, so that requests that differ only in how they
+// spell them (limit=51 and limit=50, 1-5-2027 and 01-05-2027, a trimmed search, parameter
+// order, unknown parameters) share an entry. The search text is kept as sent, case
+// included: the database matches it case-insensitively by its own locale's rules, which
+// folding it here could contradict (D11). It comes last, so that its bytes cannot be taken
+// for a separator.
+func searchKey(today time.Time, p searchParams) string {
+	b := make([]byte, 0, 80+len(p.search))
+	b = today.AppendFormat(b, time.DateOnly)
+	for _, d := range []time.Time{p.start, p.end, p.date} {
+		b = append(b, '|')
+		if !d.IsZero() {
+			b = d.AppendFormat(b, time.DateOnly)
+		}
+	}
+	for _, n := range []int64{p.courseID, p.limit, p.offset} {
+		b = append(b, '|')
+		b = strconv.AppendInt(b, n, 10)
+	}
+	b = append(b, '|')
+	b = append(b, p.search...)
+	return string(b)
+}

@@ -1,0 +1,385 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// item9Dearer is item9 after its class's cost is raised to 401.
+const item9Dearer = `{"id":"9","course_id":"1","course":"Welding Basics","start":"2027-04-01","end":"2027-04-01","type":"Brick and Mortar","city":"Springfield","state":"IL","schedule":null,"cost":401,"full":true,"available_seats":0}`
+
+// searchQueries counts the queries of search.sql that the replica pool sends: a real hook
+// of pgx (a query tracer), so the count is what reached PostgreSQL.
+type searchQueries struct {
+	sql string
+	mu  sync.Mutex
+	n   int
+}
+
+func newSearchQueries() *searchQueries {
+	return &searchQueries{sql: templates.MustDefault().SQL(templates.Search)}
+}
+
+func (q *searchQueries) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if data.SQL == q.sql {
+		q.mu.Lock()
+		q.n++
+		q.mu.Unlock()
+	}
+	return ctx
+}
+
+func (q *searchQueries) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (q *searchQueries) count() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
+
+// setClock sets a fakeNow to t.
+func setClock(c *fakeNow, t time.Time) { c.ns.Store(t.UnixNano()) }
+
+// TestSearchCacheFreshness checks edge.search_cache (default 5s) on the server's clock: a
+// change to the data is not visible while the response is fresh, and is from the moment it
+// expires, 5 s after the query that filled it started.
+func TestSearchCacheFreshness(t *testing.T) {
+	clock, queries := &fakeNow{}, newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
+	const target = "/api/v2/public/classes?search=weld"
+	before := page(4, 1, item11, item9, item10, item13)
+	after := page(4, 1, item11, item9Dearer, item10, item13)
+	steps := []struct {
+		name    string
+		at      time.Duration // after searchNow
+		change  bool          // raise class 9's cost first
+		want    string
+		queries int // search queries sent so far
+	}{
+		{"first: queries", 0, false, before, 1},
+		{"again: cached", time.Second, false, before, 1},
+		{"the data changes: still cached", 5*time.Second - time.Nanosecond, true, before, 1},
+		{"expired: queries, the change shows", 5 * time.Second, false, after, 2},
+		{"cached again", 10*time.Second - time.Nanosecond, false, after, 2},
+		{"expired again", 10 * time.Second, false, after, 3},
+	}
+	for _, s := range steps {
+		if s.change {
+			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
+		}
+		setClock(clock, searchNow.Add(s.at))
+		if diff := cmp.Diff(okSearch(s.want), env.get(http.MethodGet, target, nil)); diff != "" {
+			t.Errorf("%s: GET %q mismatch (-want +got):\n%s", s.name, target, diff)
+		}
+		if got := queries.count(); got != s.queries {
+			t.Errorf("%s: %d search queries so far, want %d", s.name, got, s.queries)
+		}
+	}
+	wantCounts := map[string]float64{"hit": 3, "miss": 3, "shared": 0}
+	if diff := cmp.Diff(wantCounts, cacheCounts(env)); diff != "" {
+		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchCacheOff checks that edge.search_cache: 0 disables the cache: every search
+// queries, a change shows at once, and the cache's metrics are not there.
+func TestSearchCacheOff(t *testing.T) {
+	queries := newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{tracer: queries,
+		edit: func(c *config.Config) { c.Edge.SearchCache = 0 }})
+	const target = "/api/v2/public/classes?search=weld"
+	for i, want := range []string{
+		page(4, 1, item11, item9, item10, item13),
+		page(4, 1, item11, item9, item10, item13),
+		page(4, 1, item11, item9Dearer, item10, item13),
+	} {
+		if i == 2 {
+			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
+		}
+		if diff := cmp.Diff(okSearch(want), env.get(http.MethodGet, target, nil)); diff != "" {
+			t.Errorf("request %d: GET %q mismatch (-want +got):\n%s", i+1, target, diff)
+		}
+		if got := queries.count(); got != i+1 {
+			t.Errorf("request %d: %d search queries so far, want %d", i+1, got, i+1)
+		}
+	}
+	if env.s.search.cache != nil {
+		t.Error("edge.search_cache 0: the searcher has a cache")
+	}
+	if got := metricNames(t, env); got["catalogue_edge_search_cache_requests_total"] || got["catalogue_edge_search_cache_waiting"] {
+		t.Errorf("edge.search_cache 0: /metrics has the cache's metrics: %v", got)
+	}
+}
+
+// TestSearchCacheKeys checks that the key is the parsed parameters: requests that only
+// spell the same search differently share an entry, and any other difference (page, filter,
+// course, the case of the search text, D11) is a search of its own.
+func TestSearchCacheKeys(t *testing.T) {
+	queries := newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{tracer: queries})
+	const classes = "/api/v2/public/classes"
+	all := page(9, 1, item20, item11, item9, item10, item13, item21, item30, item50, item60)
+	weld := page(4, 1, item11, item9, item10, item13)
+	steps := []struct {
+		target  string
+		want    string
+		queries int // search queries sent so far
+	}{
+		{classes + "?limit=2", page(9, 5, item20, item11), 1},
+		{classes + "?limit=2&page=2", page(9, 5, item9, item10), 2},
+		{classes + "?limit=2&page=1", page(9, 5, item20, item11), 2},
+		{classes + "?page=1&foo=bar&limit=%202", page(9, 5, item20, item11), 2},
+		{classes + "?search=weld", weld, 3},
+		{classes + "?search=WELD", weld, 4}, // the database folds case, not the cache
+		{classes + "?search=%20weld%20", weld, 4},
+		{classes + "?start=4-1-2027", page(7, 1, item9, item10, item13, item21, item30, item50, item60), 5},
+		{classes + "?start=04-01-2027", page(7, 1, item9, item10, item13, item21, item30, item50, item60), 5},
+		{classes + "?end=4-1-2027", page(5, 1, item20, item11, item9, item10, item13), 6},
+		{classes + "?date=4-1-2027", page(3, 1, item9, item10, item13), 7},
+		{"/api/v2/public/course/1/classes", weld, 8},
+		{"/api/v2/public/course/2/classes", page(2, 1, item20, item21), 9},
+		{"/api/v2/public/course/2/classes?search=weld", page(0, 1), 10},
+		{classes + "?limit=51", all, 11},
+		{classes + "?limit=50", all, 11},
+		{classes + "?start=invalid+date&end=", all, 12},
+		{classes, all, 12},
+		{classes + "?limit=25&page=0", all, 12},
+	}
+	for _, s := range steps {
+		if diff := cmp.Diff(okSearch(s.want), env.get(http.MethodGet, s.target, nil)); diff != "" {
+			t.Errorf("GET %q mismatch (-want +got):\n%s", s.target, diff)
+		}
+		if got := queries.count(); got != s.queries {
+			t.Errorf("after GET %q: %d search queries, want %d", s.target, got, s.queries)
+		}
+	}
+}
+
+// TestSearchCacheToday checks that "today" is part of the key: a response cached just
+// before midnight is not served just after it, when class 11 (starting 2027-03-10, in
+// person) has become past.
+func TestSearchCacheToday(t *testing.T) {
+	clock, queries := &fakeNow{}, newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries,
+		edit: func(c *config.Config) { c.Edge.SearchCache = 48 * time.Hour }})
+	const target = "/api/v2/public/classes?search=weld"
+	for _, s := range []struct {
+		at      time.Time
+		want    string
+		queries int
+	}{
+		{time.Date(2027, 3, 10, 23, 59, 59, 0, time.UTC), page(4, 1, item11, item9, item10, item13), 1},
+		{time.Date(2027, 3, 11, 0, 0, 1, 0, time.UTC), page(3, 1, item9, item10, item13), 2},
+		{time.Date(2027, 3, 11, 12, 0, 0, 0, time.UTC), page(3, 1, item9, item10, item13), 2},
+	} {
+		setClock(clock, s.at)
+		if diff := cmp.Diff(okSearch(s.want), env.get(http.MethodGet, target, nil)); diff != "" {
+			t.Errorf("GET %q at %v mismatch (-want +got):\n%s", target, s.at, diff)
+		}
+		if got := queries.count(); got != s.queries {
+			t.Errorf("at %v: %d search queries so far, want %d", s.at, got, s.queries)
+		}
+	}
+}
+
+// TestSearchCacheEncodings checks that a cached response is served gzip-compressed and to
+// HEAD like a fresh one (D25), without a query.
+func TestSearchCacheEncodings(t *testing.T) {
+	queries := newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{tracer: queries})
+	const target = "/api/v2/public/classes?search=weld"
+	body := page(4, 1, item11, item9, item10, item13)
+	if diff := cmp.Diff(okSearch(body), env.get(http.MethodGet, target, nil)); diff != "" {
+		t.Fatalf("GET %q mismatch (-want +got):\n%s", target, diff)
+	}
+	for range 2 { // compressed on first use, then kept
+		gz := env.get(http.MethodGet, target, map[string]string{"Accept-Encoding": "gzip"})
+		want := okSearch(gz.Body) // compared after decompression below
+		want.Headers["Content-Encoding"] = "gzip"
+		if diff := cmp.Diff(want, gz); diff != "" {
+			t.Errorf("GET %q with gzip mismatch (-want +got):\n%s", target, diff)
+		}
+		if diff := cmp.Diff(body, gunzip(t, []byte(gz.Body))); diff != "" {
+			t.Errorf("GET %q gzip body mismatch (-want +got):\n%s", target, diff)
+		}
+	}
+	head := do(env.s.Handler(), http.MethodHead, target, map[string]string{"Authorization": "Bearer " + env.token},
+		"Content-Length")
+	if diff := cmp.Diff(response{Status: 200, Headers: map[string]string{"Content-Length": strconv.Itoa(len(body))}}, head); diff != "" {
+		t.Errorf("HEAD %q mismatch (-want +got):\n%s", target, diff)
+	}
+	if got := queries.count(); got != 1 {
+		t.Errorf("%d search queries, want 1", got)
+	}
+}
+
+// TestSearchCacheErrors checks that only successes are kept: during an outage a fresh
+// response is still served, an expired one is not, and a 503 is not kept either, so the
+// search answers again as soon as the replica is back, on the same clock.
+func TestSearchCacheErrors(t *testing.T) {
+	var proxy *pgProxy
+	clock := &fakeNow{}
+	setClock(clock, searchNow)
+	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now,
+		edit: func(c *config.Config) { c.Edge.SearchTimeout = 300 * time.Millisecond },
+		replica: func(dbURL string) string {
+			var proxied string
+			proxy, proxied = newPGProxy(t, dbURL)
+			return proxied
+		},
+	})
+	const weld, online = "/api/v2/public/classes?search=weld", "/api/v2/public/classes?search=online"
+	weldPage, onlinePage := page(4, 1, item11, item9, item10, item13), page(2, 1, item20, item21)
+	down := func() { proxy.blackhole(); env.s.opts.Replica.Reset() }
+	up := func() { proxy.restore(); env.s.opts.Replica.Reset() }
+	steps := []struct {
+		name   string
+		at     time.Duration
+		before func()
+		target string
+		want   response
+	}{
+		{"replica up", 0, nil, weld, okSearch(weldPage)},
+		{"replica down, a fresh response", time.Second, down, weld, okSearch(weldPage)},
+		{"replica down, nothing cached", time.Second, nil, online, errSearch(503, msgUnavailable)},
+		{"replica down, expired", 5 * time.Second, nil, weld, errSearch(503, msgUnavailable)},
+		{"replica back: the 503 was not kept", 5 * time.Second, up, online, okSearch(onlinePage)},
+		{"replica back: queried again", 5 * time.Second, nil, weld, okSearch(weldPage)},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		setClock(clock, searchNow.Add(s.at))
+		if diff := cmp.Diff(s.want, env.get(http.MethodGet, s.target, nil)); diff != "" {
+			t.Errorf("%s: GET %q mismatch (-want +got):\n%s", s.name, s.target, diff)
+		}
+	}
+}
+
+// TestSearchCacheConcurrentMisses checks that concurrent requests for a missing entry run
+// one query, and that the request that started it going away does not fail the others.
+// classes is locked in another transaction so that the query cannot finish before every
+// request waits for it.
+func TestSearchCacheConcurrentMisses(t *testing.T) {
+	const n = 8
+	queries := newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{tracer: queries,
+		edit: func(c *config.Config) { c.Edge.SearchTimeout = time.Minute }})
+	const target = "/api/v2/public/classes?search=weld"
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env.dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	if _, err := tx.Exec(ctx, `LOCK TABLE classes IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatalf("lock classes: %v", err)
+	}
+
+	first, leave := context.WithCancel(ctx)
+	bodies := make([]*httptest.ResponseRecorder, n)
+	var wg sync.WaitGroup
+	send := func(i int, ctx context.Context) {
+		defer wg.Done()
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		req.Header.Set("Authorization", "Bearer "+env.token)
+		bodies[i] = httptest.NewRecorder()
+		env.s.Handler().ServeHTTP(bodies[i], req)
+	}
+	wg.Add(n)
+	go send(0, first)
+	waitFor(t, "the first request's query", func() bool { return queries.count() == 1 })
+	for i := 1; i < n; i++ {
+		go send(i, ctx)
+	}
+	cache := env.s.search.cache
+	waitFor(t, "every request to wait", func() bool { return metricValue(cache.waiting) == n })
+	leave() // the client that started the query goes away
+	waitFor(t, "the first request to give up", func() bool { return metricValue(cache.waiting) == n-1 })
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatalf("unlock classes: %v", err)
+	}
+	wg.Wait()
+
+	want := page(4, 1, item11, item9, item10, item13)
+	for i := 1; i < n; i++ {
+		got := response{Status: bodies[i].Code, Body: bodies[i].Body.String()}
+		if diff := cmp.Diff(response{Status: 200, Body: want}, got); diff != "" {
+			t.Errorf("request %d mismatch (-want +got):\n%s", i, diff)
+		}
+	}
+	if got := queries.count(); got != 1 {
+		t.Errorf("%d search queries, want 1", got)
+	}
+	if diff := cmp.Diff(map[string]float64{"hit": 0, "miss": 1, "shared": n - 1}, cacheCounts(env)); diff != "" {
+		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// metricValue is the value of a counter or gauge.
+func metricValue(m prometheus.Metric) float64 {
+	var d dto.Metric
+	if err := m.Write(&d); err != nil {
+		panic(err) // counters and gauges always write
+	}
+	if d.Counter != nil {
+		return d.Counter.GetValue()
+	}
+	return d.Gauge.GetValue()
+}
+
+// waitFor polls cond, which other goroutines make true, for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 2000 {
+		if cond() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("gave up waiting for %s", what)
+}
+
+// cacheCounts returns the search cache's request counters by result.
+func cacheCounts(env *searchEnv) map[string]float64 {
+	c := env.s.search.cache
+	return map[string]float64{"hit": metricValue(c.hits), "miss": metricValue(c.misses),
+		"shared": metricValue(c.shared)}
+}
+
+// metricNames returns the names of the metric families /metrics serves.
+func metricNames(t *testing.T, env *searchEnv) map[string]bool {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	env.s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("GET /metrics: status %d", rec.Code)
+	}
+	names := map[string]bool{}
+	for _, line := range bytes.Split(rec.Body.Bytes(), []byte("\n")) {
+		if f := bytes.Fields(line); len(f) >= 3 && string(f[0]) == "#" && string(f[1]) == "TYPE" {
+			names[string(f[2])] = true
+		}
+	}
+	return names
+}
