@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/store"
 )
 
 // BenchmarkStaticServe is BenchmarkStaticRead through net/http's server: requests are read
@@ -31,11 +33,7 @@ func BenchmarkStaticServe(b *testing.B) {
 		{"class-gzip", "/api/v2/public/class/7", "gzip"},
 		{"class-plain", "/api/v2/public/class/7", ""},
 	} {
-		raw := "GET " + bb.target + " HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer " + ts.token + "\r\n"
-		if bb.ae != "" {
-			raw += "Accept-Encoding: " + bb.ae + "\r\n"
-		}
-		raw += "\r\n"
+		raw := []string{rawRequest(bb.target, ts.token, bb.ae)}
 		plain, gz, hdr := ceilingDocs(b, ts, bb.target)
 		for _, server := range []struct {
 			name string
@@ -55,6 +53,71 @@ func BenchmarkStaticServe(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkStaticServeFull is BenchmarkStaticServe on a catalogue the size of make bench's
+// (100,000 classes, 2,000 courses, course lists of about 400 KB), loaded through the real
+// loader: class reads go to every class in a shuffled order, as make bench's do, so that
+// the edge's indexes and documents are read from memory as cold as in the real benchmark,
+// and the collector has the real snapshot to mark. The ceilings serve one document, as
+// scripts/bench/ceiling does. Loading the catalogue takes a minute or so.
+func BenchmarkStaticServeFull(b *testing.B) {
+	dir := b.TempDir()
+	gen := newCatalogueGen(100_000, 2_000)
+	gen.publish(b, dir, "full-1")
+	ts := newTestServer(b, store.NewLocal(dir), testConfig())
+	refresh(b, ts.Server) // Start gives up on a first load after startTimeout; this one finishes it
+	ids := rand.New(rand.NewPCG(1, 2)).Perm(len(gen.classes))
+	for _, bb := range []struct {
+		name, ae string
+		targets  []string
+	}{
+		{"class-gzip", "gzip", classTargets(ids)},
+		{"class-plain", "", classTargets(ids)},
+		{"courses-gzip", "gzip", []string{"/api/v2/public/courses"}},
+	} {
+		raw := make([]string, len(bb.targets))
+		for i, t := range bb.targets {
+			raw[i] = rawRequest(t, ts.token, bb.ae)
+		}
+		plain, gz, hdr := ceilingDocs(b, ts, bb.targets[0])
+		for _, server := range []struct {
+			name string
+			h    http.Handler
+		}{
+			{"edge", ts.Handler()},
+			{"ceiling", ceilingHandler(plain, gz, nil)},
+			{"ceiling-headers", ceilingHandler(plain, gz, hdr)},
+		} {
+			b.Run(server.name+"/"+bb.name, func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := processCPU()
+				b.ResetTimer()
+				serveConn(b, server.h, raw, b.N)
+				b.StopTimer()
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// classTargets returns the paths of the classes ids+1, in that order.
+func classTargets(ids []int) []string {
+	t := make([]string, len(ids))
+	for i, id := range ids {
+		t[i] = "/api/v2/public/class/" + strconv.Itoa(id+1)
+	}
+	return t
+}
+
+// rawRequest is a GET of target as wrk sends it in make bench: with the token and, when
+// ae is not empty, Accept-Encoding.
+func rawRequest(target, token, ae string) string {
+	raw := "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer " + token + "\r\n"
+	if ae != "" {
+		raw += "Accept-Encoding: " + ae + "\r\n"
+	}
+	return raw + "\r\n"
 }
 
 // ceilingDocs returns the identity and gzip bodies the edge serves at target, and the
@@ -106,10 +169,10 @@ func ceilingHandler(plain, gz []byte, extra http.Header) http.Handler {
 	})
 }
 
-// serveConn serves n copies of the request raw, sent one after the other on one
-// connection, with an http.Server and h, and returns once the server has closed it.
-func serveConn(b *testing.B, h http.Handler, raw string, n int) {
-	c := &memConn{req: raw, left: n, closed: make(chan struct{})}
+// serveConn serves n requests, taken from reqs in turn and sent one after the other on
+// one connection, with an http.Server and h, and returns once the server has closed it.
+func serveConn(b *testing.B, h http.Handler, reqs []string, n int) {
+	c := &memConn{reqs: reqs, left: n, closed: make(chan struct{})}
 	ln := &oneConnListener{c: c, done: make(chan struct{})}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -124,12 +187,15 @@ func serveConn(b *testing.B, h http.Handler, raw string, n int) {
 	}
 }
 
-// memConn is a client connection held in memory: reading it yields the request left times
-// and then EOF, writes are discarded, and each status line written counts one answer.
+// memConn is a client connection held in memory: reading it yields left requests, taken
+// from reqs in turn, and then EOF; writes are discarded, and each write that starts with a
+// status line counts one answer (net/http writes each answer's head at the start of a
+// write, and flushes every answer before it reads the next request).
 type memConn struct {
-	req     string
-	off     int // bytes of the current copy of req already read
-	left    int // copies of req not yet read completely
+	reqs    []string
+	next    int // the request being read
+	off     int // bytes of it already read
+	left    int // requests not yet read completely
 	answers int
 	once    sync.Once
 	closed  chan struct{}
@@ -139,9 +205,11 @@ func (c *memConn) Read(p []byte) (int, error) {
 	if c.left == 0 {
 		return 0, io.EOF
 	}
-	n := copy(p, c.req[c.off:])
-	if c.off += n; c.off == len(c.req) {
+	req := c.reqs[c.next]
+	n := copy(p, req[c.off:])
+	if c.off += n; c.off == len(req) {
 		c.off, c.left = 0, c.left-1
+		c.next = (c.next + 1) % len(c.reqs)
 	}
 	return n, nil
 }
@@ -150,7 +218,9 @@ func (c *memConn) Read(p []byte) (int, error) {
 var statusLine = []byte("HTTP/1.1 ")
 
 func (c *memConn) Write(p []byte) (int, error) {
-	c.answers += bytes.Count(p, statusLine)
+	if bytes.HasPrefix(p, statusLine) {
+		c.answers++
+	}
 	return len(p), nil
 }
 
