@@ -5,7 +5,9 @@
 # and the load generator to core 1:
 #   1. static reads: the edge against nginx (gzip_static, same bytes) and a bare net/http
 #      handler (scripts/bench/ceiling), with and without gzip;
-#   2. the class search through the edge against the same SQL run by pgbench;
+#   2. the class search through the edge against the same SQL run by pgbench, twice: the edge
+#      as configured by default (edge.search_cache on) and an edge with edge.search_cache 0,
+#      where every request queries;
 #   3. builder runs into MinIO: full, no change, one class changed;
 #   4. edge memory against the snapshot's size, and the time to serve a new snapshot.
 # Static and search comparisons run BENCH_ROUNDS times side by side; the table reports
@@ -310,18 +312,44 @@ prepare_search() {
 		{ cat "$work/searchmix.log" >&2; die "searchmix failed"; }
 	mapfile -t search_args <"$work/search/pgbench.args"
 	fact search_cases "$(wc -l <"$work/search/paths.txt")"
-	# Every search of the mix must succeed through the edge before it is measured.
-	local p
+	# The edge's edge.search_cache (its default: bench.sh sets none), from its configuration
+	# line, in nanoseconds.
+	fact search_cache_ns "$(jq -r 'select(.msg == "configuration") | .config.Edge.SearchCache' "$work/edge.log" | head -n 1)"
+	start_uncached_edge
+	# Every search of the mix must succeed through both edges before it is measured.
+	local p u
 	while read -r p; do
-		curl -fsS -o /dev/null -H "Authorization: Bearer $token" "$edge_url$p" ||
-			die "the edge failed the search $p"
+		for u in "$edge_url" "$uncached_url"; do
+			curl -fsS -o /dev/null -H "Authorization: Bearer $token" "$u$p" ||
+				die "the edge at $u failed the search $p"
+		done
 	done <"$work/search/paths.txt"
 }
 
+# start_uncached_edge starts a second edge on core 0 with edge.search_cache 0, so that the
+# search is also measured with every request querying. It polls the store hourly, so that it
+# does not load the swap runs' snapshots beside the edge they time.
+start_uncached_edge() {
+	local port
+	port=$(free_port)
+	uncached_url=http://127.0.0.1:$port
+	log "starting an edge without the search cache on $uncached_url (core 0)"
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:$port CATALOGUE_EDGE_RATE_LIMIT=1000000000 CATALOGUE_EDGE_SEARCH_CACHE=0 \
+		CATALOGUE_EDGE_POLL_INTERVAL=1h taskset -c 0 "$bin/edge" >"$work/edge-uncached.log" 2>&1 &
+	uncached_pid=$!
+	pids+=("$uncached_pid")
+	wait_http "$uncached_url/readyz" 600 ||
+		{ tail -n 20 "$work/edge-uncached.log" >&2; die "the edge without the search cache did not become ready"; }
+}
+
+# search_round ROUND measures the search mix through the edge (its default edge.search_cache),
+# through the edge without the cache, and run by pgbench.
 search_round() {
 	local res
-	res=$(wrk_measure "r$1-search-edge" "$edge_url" "$work/search/paths.txt" 1 "$token")
+	res=$(wrk_measure "r$1-search-edge" "$edge_url" "$work/search/paths.txt" 1 "$token" "$edge_pid")
 	record "$1" search edge "$res"
+	res=$(wrk_measure "r$1-search-uncached" "$uncached_url" "$work/search/paths.txt" 1 "$token" "$uncached_pid")
+	record "$1" search edge-uncached "$res"
 	res=$(pgbench_measure "r$1")
 	record "$1" search pgbench "$res"
 }
