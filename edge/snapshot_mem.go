@@ -76,8 +76,8 @@ type memSnapshot struct {
 	head     snapshot.Manifest // the manifest without its documents, which the indexes hold
 	docs     []document        // each distinct document once; the indexes hold positions in it
 	routes   map[string]docPos // route -> document: the course lists and popular
-	courses  map[int64]docPos  // course id -> its document
-	classes  map[int64]docPos  // class id -> its document
+	courses  idIndex           // course id -> its document
+	classes  idIndex           // class id -> its document
 }
 
 // docPos is one more than the position of a document in its snapshot's docs (see at).
@@ -86,8 +86,8 @@ type docPos uint32
 // route, course and class return the document of a list route, a course id or a class id,
 // or nil.
 func (s *memSnapshot) route(r string) *document  { return s.at(s.routes[r]) }
-func (s *memSnapshot) course(id int64) *document { return s.at(s.courses[id]) }
-func (s *memSnapshot) class(id int64) *document  { return s.at(s.classes[id]) }
+func (s *memSnapshot) course(id int64) *document { return s.at(s.courses.get(id)) }
+func (s *memSnapshot) class(id int64) *document  { return s.at(s.classes.get(id)) }
 
 // at returns the document a stored position p names. Positions are stored one up, so
 // that the zero docPos, what a map gives for a missing key, names no document.
@@ -122,8 +122,6 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*memSnapshot, error) {
 		head:     *m,
 		docs:     make([]document, 0, len(docs)),
 		routes:   map[string]docPos{},
-		courses:  map[int64]docPos{},
-		classes:  make(map[int64]docPos, len(m.Documents)),
 	}
 	s.head.Documents = nil
 	if len(docs) >= math.MaxUint32 {
@@ -137,6 +135,7 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*memSnapshot, error) {
 		s.docs = append(s.docs, *d)
 		at[h] = docPos(len(s.docs)) // one up: see at
 	}
+	var courses, classes []idPos
 	for route, e := range m.Documents {
 		h, _ := parseHash(e.Hash) // checked by checkManifest
 		d := at[h]
@@ -144,18 +143,19 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*memSnapshot, error) {
 			return nil, fmt.Errorf("index snapshot %s: document %s of %s was not loaded", m.ID, e.Hash, route)
 		}
 		if id, ok := idOf(route, coursePrefix, snapshot.CourseRoute); ok {
-			s.courses[id] = d
+			courses = append(courses, idPos{id, d})
 		} else if id, ok := idOf(route, classPrefix, snapshot.ClassRoute); ok {
-			s.classes[id] = d
+			classes = append(classes, idPos{id, d})
 		} else {
 			s.routes[route] = d
 		}
 	}
+	s.courses, s.classes = newIDIndex(courses), newIDIndex(classes)
 	return s, nil
 }
 
 // routeCount is the number of routes of s.
-func (s *memSnapshot) routeCount() int { return len(s.routes) + len(s.courses) + len(s.classes) }
+func (s *memSnapshot) routeCount() int { return len(s.routes) + s.courses.n + s.classes.n }
 
 // index returns the documents of s by hash, for a load to reuse. It is built when a load
 // needs it rather than kept, which would cost its size for the snapshot's whole life.
@@ -178,12 +178,8 @@ func (s *memSnapshot) manifest() *snapshot.Manifest {
 	for route, d := range s.routes {
 		add(route, d)
 	}
-	for id, d := range s.courses {
-		add(snapshot.CourseRoute(id), d)
-	}
-	for id, d := range s.classes {
-		add(snapshot.ClassRoute(id), d)
-	}
+	s.courses.each(func(id int64, d docPos) { add(snapshot.CourseRoute(id), d) })
+	s.classes.each(func(id int64, d docPos) { add(snapshot.ClassRoute(id), d) })
 	return &m
 }
 

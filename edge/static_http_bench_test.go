@@ -60,14 +60,11 @@ func BenchmarkStaticServe(b *testing.B) {
 // loader: class reads go to every class in a shuffled order, as make bench's do, so that
 // the edge's indexes and documents are read from memory as cold as in the real benchmark,
 // and the collector has the real snapshot to mark. The ceilings serve one document, as
-// scripts/bench/ceiling does. Loading the catalogue takes a minute or so.
+// scripts/bench/ceiling does. Loading the catalogue takes half a minute or so, once per
+// process: -count runs share it.
 func BenchmarkStaticServeFull(b *testing.B) {
-	dir := b.TempDir()
-	gen := newCatalogueGen(100_000, 2_000)
-	gen.publish(b, dir, "full-1")
-	ts := newTestServer(b, store.NewLocal(dir), testConfig())
-	refresh(b, ts.Server) // Start gives up on a first load after startTimeout; this one finishes it
-	ids := rand.New(rand.NewPCG(1, 2)).Perm(len(gen.classes))
+	ts, classes := fullServer(b)
+	ids := rand.New(rand.NewPCG(1, 2)).Perm(classes)
 	for _, bb := range []struct {
 		name, ae string
 		targets  []string
@@ -99,6 +96,31 @@ func BenchmarkStaticServeFull(b *testing.B) {
 			})
 		}
 	}
+}
+
+// full is the server of BenchmarkStaticServeFull, made by its first run.
+var full struct {
+	once    sync.Once
+	ts      testServer
+	classes int
+}
+
+// fullServer returns the server of BenchmarkStaticServeFull and its number of classes. It
+// outlives the run that made it: its snapshot and tokens are in memory, and its pollers,
+// which stop with that run, are not needed.
+func fullServer(b *testing.B) (testServer, int) {
+	full.once.Do(func() {
+		dir := b.TempDir()
+		gen := newCatalogueGen(100_000, 2_000)
+		gen.publish(b, dir, "full-1")
+		full.ts = newTestServer(b, store.NewLocal(dir), testConfig())
+		refresh(b, full.ts.Server) // Start gives up on a first load after startTimeout; this finishes it
+		full.classes = len(gen.classes)
+	})
+	if full.ts.Server == nil {
+		b.Fatal("the first run failed to make the server")
+	}
+	return full.ts, full.classes
 }
 
 // classTargets returns the paths of the classes ids+1, in that order.
