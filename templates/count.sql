@@ -5,7 +5,7 @@
 -- It is search.sql's total, counted the same way (see the comments there): without a name
 -- or id filter, the public classes of the date range less those of non-public courses;
 -- with one, the upcoming classes of the matched courses; plus the past classes of matched
--- Online courses.
+-- Online courses, course by course.
 WITH matched AS MATERIALIZED (
     SELECT co.id, co.type = 'Online' AS online
     FROM courses co
@@ -40,12 +40,16 @@ SELECT
            AND ($3::date IS NULL OR cl.start_date <= $3::date)
            AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
     END
-  + (SELECT COUNT(*)
+  + (SELECT COALESCE(SUM(past.n), 0)::bigint
      FROM matched m
-     JOIN classes cl ON cl.course_id = m.id
-     WHERE m.online AND cl.is_public
-       AND cl.start_date < $1::date
-       AND ($2::date IS NULL OR cl.start_date >= $2::date)
-       AND ($3::date IS NULL OR cl.start_date <= $3::date)
-       AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
+     CROSS JOIN LATERAL (
+         SELECT COUNT(*) AS n
+         FROM classes cl
+         WHERE cl.course_id = m.id AND cl.is_public
+           AND cl.start_date < $1::date
+           AND ($2::date IS NULL OR cl.start_date >= $2::date)
+           AND ($3::date IS NULL OR cl.start_date <= $3::date)
+           AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date))
+     ) past
+     WHERE m.online)
     AS total
