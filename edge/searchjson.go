@@ -9,29 +9,34 @@ const hexDigits = "0123456789abcdef"
 // serves: ", \ and control characters escaped, <, > and & as \u003c etc., invalid UTF-8 as
 // \ufffd, and U+2028/U+2029 escaped. The search encodes by hand because it is on the hot
 // path; FuzzAppendJSONString holds it to encoding/json's output.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString(b []byte, s string) []byte { return appendQuoted(b, s, true) }
+
+// appendQuoted appends s as a JSON string. std selects encoding/json's form (<, > and &
+// escaped, \b and \f short); otherwise slog's JSON handler's (neither: \b and \f as \u0008
+// and \u000c). Both write invalid UTF-8 as \ufffd and escape U+2028 and U+2029.
+func appendQuoted(b []byte, s string, std bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!std || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
-			case '\b':
+			case c == '\b' && std:
 				b = append(b, '\\', 'b')
-			case '\f':
+			case c == '\f' && std:
 				b = append(b, '\\', 'f')
-			case '\n':
+			case c == '\n':
 				b = append(b, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				b = append(b, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				b = append(b, '\\', 't')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
