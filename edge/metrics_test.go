@@ -49,6 +49,7 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_unauthenticated_total{}`:                                1,
 		`catalogue_edge_search_cache_requests_total{result="hit"}`:              0,
 		`catalogue_edge_search_cache_requests_total{result="miss"}`:             0,
+		`catalogue_edge_search_cache_requests_total{result="refresh"}`:          0,
 		`catalogue_edge_search_cache_requests_total{result="shared"}`:           0,
 		`catalogue_edge_search_cache_waiting{}`:                                 0,
 		`catalogue_edge_search_duration_seconds_count{}`:                        1,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -25,21 +26,38 @@ const searchCacheEntries = 1024
 // (singleflight). Keys are the parsed, normalized parameters and "today" (searchKey), never
 // the raw query string. Only successful responses are kept: an error reaches the requests
 // that shared its query and no later one.
+//
+// An entry asked for in the last fifth of its life is refreshed ahead, in the background,
+// while it is still served: a search that visitors keep asking for never expires in front
+// of them, so they do not queue behind its query. Without this, every entry a page filled
+// at the same moment expires at the same moment, and the queries of all of them land on
+// the replica at once, every period (make bench: p99 28–95 ms at 16 clients, against
+// 2–3 ms between expiries). At most refreshSlots refreshes run at a time, so that they
+// trickle rather than burst; a hit that finds no free slot leaves it to a later one. No
+// response is ever older than ttl: an entry not refreshed in time expires as before.
 type searchCache struct {
 	ttl     time.Duration
+	ahead   time.Duration // an entry is refreshed when asked for this close to expiry
 	now     func() time.Time
 	entries *lru.Cache[string, *searchEntry]
 	flights singleflight.Group
+	slots   chan struct{} // one per refresh running in the background
 
-	hits, misses, shared prometheus.Counter
-	waiting              prometheus.Gauge
+	hits, misses, shared, refreshes prometheus.Counter
+	waiting                         prometheus.Gauge
 }
+
+// refreshSlots bounds the refreshes running at a time: each is one query on the replica,
+// which the requests that need an answer now should find mostly idle.
+const refreshSlots = 2
 
 // searchEntry is one cached response: the JSON body, when it stops being fresh, and its
 // gzip encoding, made the first time a client asks for it.
 type searchEntry struct {
 	body    []byte
 	expires time.Time
+	refresh time.Time   // from then on, a hit refreshes the entry ahead of its expiry
+	started atomic.Bool // a refresh of this entry has begun: one per entry
 	gzOnce  sync.Once
 	gz      []byte
 }
@@ -62,13 +80,15 @@ func newSearchCache(ttl time.Duration, now func() time.Time, reg *prometheus.Reg
 	}
 	requests := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "catalogue_edge_search_cache_requests_total",
-		Help: "Live searches by how the search cache answered them: hit (a fresh cached response), miss (ran the query), shared (waited for the same query another request ran).",
+		Help: "Live searches by how the search cache answered them: hit (a fresh cached response), miss (ran the query), shared (waited for the same query another request ran), refresh (a hit that also started refreshing its entry ahead of expiry).",
 	}, []string{"result"}))
 	return &searchCache{
-		ttl: ttl, now: now, entries: entries,
-		hits:   requests.WithLabelValues("hit"),
-		misses: requests.WithLabelValues("miss"),
-		shared: requests.WithLabelValues("shared"),
+		ttl: ttl, ahead: ttl / 5, now: now, entries: entries,
+		slots:     make(chan struct{}, refreshSlots),
+		hits:      requests.WithLabelValues("hit"),
+		misses:    requests.WithLabelValues("miss"),
+		shared:    requests.WithLabelValues("shared"),
+		refreshes: requests.WithLabelValues("refresh"),
 		waiting: register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "catalogue_edge_search_cache_waiting",
 			Help: "Live searches waiting for a query of the search cache, their own or a shared one.",
@@ -79,10 +99,14 @@ func newSearchCache(ttl time.Duration, now func() time.Time, reg *prometheus.Reg
 // get returns the response for key: the cached one while it is fresh, else the one fill
 // renders, run once for every concurrent caller of key. fill runs without ctx's
 // cancellation (a client that goes away must not fail the others waiting on its query; the
-// search timeout still bounds it); ctx bounds only this caller's wait.
+// search timeout still bounds it); ctx bounds only this caller's wait. A fresh entry close
+// to expiry is also refreshed in the background (refreshAhead).
 func (c *searchCache) get(ctx context.Context, key string, fill func(context.Context) ([]byte, error)) (*searchEntry, error) {
 	if e, ok := c.fresh(key); ok {
 		c.hits.Inc()
+		if !c.now().Before(e.refresh) {
+			c.refreshAhead(ctx, key, e, fill)
+		}
 		return e, nil
 	}
 	c.waiting.Inc()
@@ -90,20 +114,7 @@ func (c *searchCache) get(ctx context.Context, key string, fill func(context.Con
 	ran := false // set only in the caller whose function the flight runs
 	ch := c.flights.DoChan(key, func() (any, error) {
 		ran = true
-		// A flight that ended since this caller's check may have filled the entry.
-		if e, ok := c.fresh(key); ok {
-			c.hits.Inc()
-			return e, nil
-		}
-		c.misses.Inc() // counted here: the query runs even if its caller goes away
-		began := c.now()
-		body, err := fill(context.WithoutCancel(ctx))
-		if err != nil {
-			return nil, err
-		}
-		e := &searchEntry{body: body, expires: began.Add(c.ttl)}
-		c.entries.Add(key, e)
-		return e, nil
+		return c.load(ctx, key, fill, true)
 	})
 	select {
 	case r := <-ch:
@@ -117,6 +128,56 @@ func (c *searchCache) get(ctx context.Context, key string, fill func(context.Con
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// refreshAhead starts refreshing e, the entry of key, as key's flight in the background,
+// unless a refresh of e has begun already or every slot is taken. Requests for key that
+// find e expired before the refresh ends wait for it, as for any flight of key.
+func (c *searchCache) refreshAhead(ctx context.Context, key string, e *searchEntry, fill func(context.Context) ([]byte, error)) {
+	if e.started.Load() {
+		return
+	}
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		return // busy: a later hit of e tries again
+	}
+	if !e.started.CompareAndSwap(false, true) {
+		<-c.slots
+		return
+	}
+	c.refreshes.Inc()
+	ch := c.flights.DoChan(key, func() (any, error) { return c.load(ctx, key, fill, false) })
+	go func() {
+		// Its error is dropped: e stays until it expires, and a request after that runs the
+		// query again and answers with the error if it persists.
+		<-ch
+		<-c.slots
+	}()
+}
+
+// load is the body of key's flight: it runs fill and caches its response, unless an entry
+// not yet due for refresh is there already (a flight that ended since its caller looked
+// filled it). For a miss (not a refresh) it counts a hit or a miss.
+func (c *searchCache) load(ctx context.Context, key string, fill func(context.Context) ([]byte, error), miss bool) (*searchEntry, error) {
+	if e, ok := c.entries.Get(key); ok && c.now().Before(e.refresh) {
+		if miss {
+			c.hits.Inc()
+		}
+		return e, nil
+	}
+	if miss {
+		c.misses.Inc() // counted here: the query runs even if its caller goes away
+	}
+	began := c.now()
+	body, err := fill(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	expires := began.Add(c.ttl)
+	e := &searchEntry{body: body, expires: expires, refresh: expires.Add(-c.ahead)}
+	c.entries.Add(key, e)
+	return e, nil
 }
 
 // fresh returns the entry of key if it is cached and has not expired. Freshness is measured

@@ -57,7 +57,8 @@ func setClock(c *fakeNow, t time.Time) { c.ns.Store(t.UnixNano()) }
 
 // TestSearchCacheFreshness checks edge.search_cache (default 5s) on the server's clock: a
 // change to the data is not visible while the response is fresh, and is from the moment it
-// expires, 5 s after the query that filled it started.
+// expires, 5 s after the query that filled it started, when nothing asked for it in its
+// last second (which would have refreshed it: TestSearchCacheRefreshAhead).
 func TestSearchCacheFreshness(t *testing.T) {
 	clock, queries := &fakeNow{}, newSearchQueries()
 	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
@@ -73,9 +74,9 @@ func TestSearchCacheFreshness(t *testing.T) {
 	}{
 		{"first: queries", 0, false, before, 1},
 		{"again: cached", time.Second, false, before, 1},
-		{"the data changes: still cached", 5*time.Second - time.Nanosecond, true, before, 1},
+		{"the data changes: still cached", 4*time.Second - time.Nanosecond, true, before, 1},
 		{"expired: queries, the change shows", 5 * time.Second, false, after, 2},
-		{"cached again", 10*time.Second - time.Nanosecond, false, after, 2},
+		{"cached again", 9*time.Second - time.Nanosecond, false, after, 2},
 		{"expired again", 10 * time.Second, false, after, 3},
 	}
 	for _, s := range steps {
@@ -90,9 +91,119 @@ func TestSearchCacheFreshness(t *testing.T) {
 			t.Errorf("%s: %d search queries so far, want %d", s.name, got, s.queries)
 		}
 	}
-	wantCounts := map[string]float64{"hit": 3, "miss": 3, "shared": 0}
+	wantCounts := map[string]float64{"hit": 3, "miss": 3, "shared": 0, "refresh": 0}
 	if diff := cmp.Diff(wantCounts, cacheCounts(env)); diff != "" {
 		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchCacheRefreshAhead checks that a response asked for in the last fifth of its
+// life (from 4 s of edge.search_cache's 5 s) is still served from the cache, and that the
+// request starts one query in the background whose response replaces it: the change made
+// before it shows from then on, and the old response's expiry no longer matters.
+func TestSearchCacheRefreshAhead(t *testing.T) {
+	clock, queries := &fakeNow{}, newSearchQueries()
+	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
+	const target = "/api/v2/public/classes?search=weld"
+	before := page(4, 1, item11, item9, item10, item13)
+	after := page(4, 1, item11, item9Dearer, item10, item13)
+	cache := env.s.search.cache
+	steps := []struct {
+		name    string
+		at      time.Duration // after searchNow
+		change  bool          // raise class 9's cost first
+		want    string
+		queries int  // search queries sent so far, once the request's refresh has ended
+		refresh bool // the request starts a refresh
+	}{
+		{"first: queries", 0, false, before, 1, false},
+		{"not due yet", 4*time.Second - time.Nanosecond, true, before, 1, false},
+		{"due: served, refreshed behind", 4 * time.Second, false, before, 2, true},
+		{"the refreshed response", 4 * time.Second, false, after, 2, false},
+		{"past the old expiry", 5 * time.Second, false, after, 2, false},
+		{"not due yet again", 8*time.Second - time.Nanosecond, false, after, 2, false},
+		{"due again", 8 * time.Second, false, after, 3, true},
+	}
+	for _, s := range steps {
+		if s.change {
+			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
+		}
+		setClock(clock, searchNow.Add(s.at))
+		refreshes := metricValue(cache.refreshes)
+		if diff := cmp.Diff(okSearch(s.want), env.get(http.MethodGet, target, nil)); diff != "" {
+			t.Errorf("%s: GET %q mismatch (-want +got):\n%s", s.name, target, diff)
+		}
+		if started := metricValue(cache.refreshes) > refreshes; started != s.refresh {
+			t.Errorf("%s: started a refresh: %v, want %v", s.name, started, s.refresh)
+		}
+		waitFor(t, s.name+": the refresh to end", func() bool { return len(cache.slots) == 0 })
+		if got := queries.count(); got != s.queries {
+			t.Errorf("%s: %d search queries so far, want %d", s.name, got, s.queries)
+		}
+	}
+	wantCounts := map[string]float64{"hit": 6, "miss": 1, "shared": 0, "refresh": 2}
+	if diff := cmp.Diff(wantCounts, cacheCounts(env)); diff != "" {
+		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchCacheRefreshSlots checks that a request for a response due for refresh never
+// waits for the refresh, even when the query cannot finish (classes is locked in another
+// transaction), and that at most refreshSlots refreshes run at a time: the request that
+// finds every slot taken starts none, and a later one does once a slot is free.
+func TestSearchCacheRefreshSlots(t *testing.T) {
+	clock, queries := &fakeNow{}, newSearchQueries()
+	setClock(clock, searchNow)
+	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries,
+		edit: func(c *config.Config) { c.Edge.SearchTimeout = time.Minute }})
+	const classes = "/api/v2/public/classes?limit="
+	pages := []string{ // three searches, refreshSlots+1
+		page(9, 9, item20), page(9, 5, item20, item11), page(9, 3, item20, item11, item9),
+	}
+	for i, want := range pages {
+		target := classes + strconv.Itoa(i+1)
+		if diff := cmp.Diff(okSearch(want), env.get(http.MethodGet, target, nil)); diff != "" {
+			t.Fatalf("GET %q mismatch (-want +got):\n%s", target, diff)
+		}
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env.dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }() // released below; this is for a test that stops early
+	if _, err := tx.Exec(ctx, `LOCK TABLE classes IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatalf("lock classes: %v", err)
+	}
+
+	setClock(clock, searchNow.Add(4*time.Second))
+	cache := env.s.search.cache
+	for i, want := range pages { // served at once although their refreshes cannot finish
+		target := classes + strconv.Itoa(i+1)
+		if diff := cmp.Diff(okSearch(want), env.get(http.MethodGet, target, nil)); diff != "" {
+			t.Errorf("GET %q with classes locked mismatch (-want +got):\n%s", target, diff)
+		}
+	}
+	if got := metricValue(cache.refreshes); got != refreshSlots {
+		t.Errorf("%v refreshes started, want %d", got, refreshSlots)
+	}
+	waitFor(t, "the refreshes' queries", func() bool { return queries.count() == 3+refreshSlots })
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatalf("unlock classes: %v", err)
+	}
+	waitFor(t, "the refreshes to end", func() bool { return len(cache.slots) == 0 })
+	last := classes + "3"
+	if diff := cmp.Diff(okSearch(pages[2]), env.get(http.MethodGet, last, nil)); diff != "" {
+		t.Errorf("GET %q mismatch (-want +got):\n%s", last, diff)
+	}
+	waitFor(t, "the last refresh", func() bool { return len(cache.slots) == 0 && queries.count() == 4+refreshSlots })
+	if got := metricValue(cache.refreshes); got != refreshSlots+1 {
+		t.Errorf("%v refreshes started, want %d", got, refreshSlots+1)
 	}
 }
 
@@ -130,8 +241,9 @@ func TestSearchCacheOff(t *testing.T) {
 // spell the same search differently share an entry, and any other difference (page, filter,
 // course, the case of the search text, D11) is a search of its own.
 func TestSearchCacheKeys(t *testing.T) {
-	queries := newSearchQueries()
-	env := newSearchEnv(t, searchSeed, searchOpts{tracer: queries})
+	clock, queries := &fakeNow{}, newSearchQueries()
+	setClock(clock, searchNow) // held still: no entry expires or comes due for refresh
+	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
 	const classes = "/api/v2/public/classes"
 	all := page(9, 1, item20, item11, item9, item10, item13, item21, item30, item50, item60)
 	weld := page(4, 1, item11, item9, item10, item13)
@@ -257,6 +369,7 @@ func TestSearchCacheErrors(t *testing.T) {
 		{"replica up", 0, nil, weld, okSearch(weldPage)},
 		{"replica down, a fresh response", time.Second, down, weld, okSearch(weldPage)},
 		{"replica down, nothing cached", time.Second, nil, online, errSearch(503, msgUnavailable)},
+		{"replica down, due for refresh: still served", 4500 * time.Millisecond, nil, weld, okSearch(weldPage)},
 		{"replica down, expired", 5 * time.Second, nil, weld, errSearch(503, msgUnavailable)},
 		{"replica back: the 503 was not kept", 5 * time.Second, up, online, okSearch(onlinePage)},
 		{"replica back: queried again", 5 * time.Second, nil, weld, okSearch(weldPage)},
@@ -331,7 +444,7 @@ func TestSearchCacheConcurrentMisses(t *testing.T) {
 	if got := queries.count(); got != 1 {
 		t.Errorf("%d search queries, want 1", got)
 	}
-	if diff := cmp.Diff(map[string]float64{"hit": 0, "miss": 1, "shared": n - 1}, cacheCounts(env)); diff != "" {
+	if diff := cmp.Diff(map[string]float64{"hit": 0, "miss": 1, "shared": n - 1, "refresh": 0}, cacheCounts(env)); diff != "" {
 		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -364,7 +477,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func cacheCounts(env *searchEnv) map[string]float64 {
 	c := env.s.search.cache
 	return map[string]float64{"hit": metricValue(c.hits), "miss": metricValue(c.misses),
-		"shared": metricValue(c.shared)}
+		"shared": metricValue(c.shared), "refresh": metricValue(c.refreshes)}
 }
 
 // metricNames returns the names of the metric families /metrics serves.
