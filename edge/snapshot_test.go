@@ -3,8 +3,11 @@ package edge
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/templates"
 )
 
 // objectKeys are the keys of the objects holding bodies, as the snapshot layout names them.
@@ -167,6 +171,45 @@ func TestStoreDownAtStart(t *testing.T) {
 	want := response{200, map[string]string{"X-Catalogue-Snapshot": "snap-a"}, `{"id":1,"snapshot":"snap-a"}`}
 	if diff := cmp.Diff(want, ts.get("GET", "/api/v2/public/course/1", nil, "X-Catalogue-Snapshot")); diff != "" {
 		t.Errorf("GET course/1 after the store came back mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestStartCutShortGoesOn: a first load that start's deadline cuts short goes on at once in
+// the background, so that the edge serves the snapshot long before its first poll (an hour
+// away here), without anyone calling refresh.
+func TestStartCutShortGoesOn(t *testing.T) {
+	st := watch(openStore(t, buildertest.NewLocalStore(t)))
+	publish(t, st, fixtureA())
+	var slow sync.Once
+	st.before = func(key string) error {
+		failed := false
+		slow.Do(func() { // the first Get outlasts start's deadline and fails
+			time.Sleep(300 * time.Millisecond)
+			failed = true
+		})
+		if failed {
+			return errors.New("read: i/o timeout")
+		}
+		return nil
+	}
+	replica, token := newReplica(t)
+	s, err := New(Options{Config: testConfig(), Store: st, Replica: replica, Templates: templates.MustDefault(),
+		Logger: slog.New(slog.DiscardHandler), RequestLog: io.Discard})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	s.static.startTimeout = 100 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.Start(ctx)
+	if cur := s.static.current(); cur != nil {
+		t.Fatalf("Start served %s: its load was not cut short", cur.id)
+	}
+	waitFor(t, "the load to go on", func() bool { return s.static.current() != nil })
+	ts := testServer{Server: s, token: token}
+	want := response{200, map[string]string{"X-Catalogue-Snapshot": "snap-a"}, `{"id":1,"snapshot":"snap-a"}`}
+	if diff := cmp.Diff(want, ts.get("GET", "/api/v2/public/course/1", nil, "X-Catalogue-Snapshot")); diff != "" {
+		t.Errorf("GET course/1 mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -27,6 +27,7 @@ type staticDocs struct {
 	cur          atomic.Pointer[memSnapshot] // nil until a snapshot is loaded
 	cacheControl []string                    // Cache-Control of every static read
 	retryAfter   string                      // Retry-After of a 503 before the first snapshot
+	startTimeout time.Duration               // startTimeout; shorter in tests
 
 	mu      sync.Mutex // one load at a time: the poller's and any other caller's
 	lastErr string     // the last load failure logged, so that a lasting one is logged once
@@ -44,6 +45,7 @@ func newStaticDocs(s *Server) *staticDocs {
 		store:        timeoutGetter{s.opts.Store},
 		cacheControl: header("private, max-age=" + strconv.Itoa(int(s.cfg.CacheMaxAge/time.Second))),
 		retryAfter:   strconv.Itoa(max(1, int(s.cfg.PollInterval/time.Second))),
+		startTimeout: startTimeout,
 	}
 	if s.cfg.CacheDir != "" {
 		d.cache = newDiskCache(s.cfg.CacheDir)
@@ -73,7 +75,7 @@ func (d *staticDocs) start(ctx context.Context) {
 	if seed != nil {
 		reuse = append(reuse, seed.index())
 	}
-	sctx, cancel := context.WithTimeout(ctx, startTimeout)
+	sctx, cancel := context.WithTimeout(ctx, d.startTimeout)
 	err = d.refresh(sctx, reuse...)
 	cancel()
 	if err != nil && seed != nil && d.current() == nil {
@@ -81,7 +83,11 @@ func (d *staticDocs) start(ctx context.Context) {
 		release()
 	}
 	d.logResult(err)
-	go d.poll(ctx)
+	// A load that start's deadline cut short goes on at once, without a deadline: waiting
+	// for the first tick would leave the edge answering 503 (or serving an older cached
+	// snapshot) for a whole edge.poll_interval, which ops may set to minutes.
+	cutShort := err != nil && sctx.Err() != nil && ctx.Err() == nil
+	go d.poll(ctx, cutShort)
 }
 
 // loadCache reads the snapshot saved in edge.cache_dir, or returns nil when there is none.
@@ -92,10 +98,14 @@ func (d *staticDocs) loadCache(ctx context.Context) (*memSnapshot, error) {
 	return d.cache.load(ctx)
 }
 
-// poll refreshes every edge.poll_interval until ctx is done.
-func (d *staticDocs) poll(ctx context.Context) {
+// poll refreshes every edge.poll_interval until ctx is done, and once at once when
+// carryOn is set.
+func (d *staticDocs) poll(ctx context.Context, carryOn bool) {
 	t := time.NewTicker(d.s.cfg.PollInterval)
 	defer t.Stop()
+	if carryOn {
+		d.logResult(d.refresh(ctx))
+	}
 	for {
 		select {
 		case <-ctx.Done():
