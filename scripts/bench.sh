@@ -140,9 +140,11 @@ start_minio() {
 	rm -rf "$data/minio"
 	minio_started=1
 	# MinIO's scanner (lifecycle, healing, usage accounting: none of which the bench uses)
-	# crawls every object in the background. Once the builder runs have stored their ~250,000
-	# objects it took 0.2-0.6 of a core throughout the static and search measurements, on
-	# whichever core it liked, servers' or load generator's; slowest makes it idle.
+	# crawls every object in the background: an idle MinIO holding 500,000 objects spent
+	# 3.9-5.5 s of CPU every 30 s on it, which during the static and search measurements
+	# would land on whichever core it liked, servers' or load generator's. slowest makes it
+	# idle; the builder's full runs measured the same with either (54.6/56.2 s default,
+	# 54.2/52.2 s slowest, one MinIO restarted before each).
 	minio_endpoint=$(MINIO_SCANNER_SPEED=${MINIO_SCANNER_SPEED:-slowest} scripts/minio.sh start "$data/minio" | tail -n 1)
 	# The credentials of this throwaway MinIO (scripts/minio.sh), whatever the shell holds.
 	export AWS_ACCESS_KEY_ID=${MINIO_ROOT_USER:-minioadmin} AWS_SECRET_ACCESS_KEY=${MINIO_ROOT_PASSWORD:-minioadmin}
