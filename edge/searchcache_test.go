@@ -55,75 +55,25 @@ func (q *searchQueries) count() int {
 // setClock sets a fakeNow to t.
 func setClock(c *fakeNow, t time.Time) { c.ns.Store(t.UnixNano()) }
 
-// TestSearchCacheFreshness checks edge.search_cache (default 5s) on the server's clock: a
-// change to the data is not visible while the response is fresh, and is from the moment it
-// expires, 5 s after the query that filled it started, when nothing asked for it in its
-// last second (which would have refreshed it: TestSearchCacheRefreshAhead).
-func TestSearchCacheFreshness(t *testing.T) {
-	clock, queries := &fakeNow{}, newSearchQueries()
-	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
-	const target = "/api/v2/public/classes?search=weld"
-	before := page(4, 1, item11, item9, item10, item13)
-	after := page(4, 1, item11, item9Dearer, item10, item13)
-	steps := []struct {
-		name    string
-		at      time.Duration // after searchNow
-		change  bool          // raise class 9's cost first
-		want    string
-		queries int // search queries sent so far
-	}{
-		{"first: queries", 0, false, before, 1},
-		{"again: cached", time.Second, false, before, 1},
-		{"the data changes: still cached", 4*time.Second - time.Nanosecond, true, before, 1},
-		{"expired: queries, the change shows", 5 * time.Second, false, after, 2},
-		{"cached again", 9*time.Second - time.Nanosecond, false, after, 2},
-		{"expired again", 10 * time.Second, false, after, 3},
-	}
-	for _, s := range steps {
-		if s.change {
-			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
-		}
-		setClock(clock, searchNow.Add(s.at))
-		if diff := cmp.Diff(okSearch(s.want), env.get(http.MethodGet, target, nil)); diff != "" {
-			t.Errorf("%s: GET %q mismatch (-want +got):\n%s", s.name, target, diff)
-		}
-		if got := queries.count(); got != s.queries {
-			t.Errorf("%s: %d search queries so far, want %d", s.name, got, s.queries)
-		}
-	}
-	wantCounts := map[string]float64{"hit": 3, "miss": 3, "shared": 0, "refresh": 0}
-	if diff := cmp.Diff(wantCounts, cacheCounts(env)); diff != "" {
-		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
-	}
+// cacheStep is one request of a search cache test on the server's clock: for the search
+// for "weld", before and after class 9's cost is raised.
+type cacheStep struct {
+	name    string
+	at      time.Duration // after searchNow
+	change  bool          // raise class 9's cost first
+	want    string
+	queries int  // search queries sent so far, once the request's refresh has ended
+	refresh bool // the request starts a refresh
 }
 
-// TestSearchCacheRefreshAhead checks that a response asked for in the last fifth of its
-// life (from 4 s of edge.search_cache's 5 s) is still served from the cache, and that the
-// request starts one query in the background whose response replaces it: the change made
-// before it shows from then on, and the old response's expiry no longer matters.
-func TestSearchCacheRefreshAhead(t *testing.T) {
+// runCacheSteps sends the requests of steps in order and then compares the cache's
+// request counters with wantCounts.
+func runCacheSteps(t *testing.T, steps []cacheStep, wantCounts map[string]float64) {
+	t.Helper()
 	clock, queries := &fakeNow{}, newSearchQueries()
 	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
 	const target = "/api/v2/public/classes?search=weld"
-	before := page(4, 1, item11, item9, item10, item13)
-	after := page(4, 1, item11, item9Dearer, item10, item13)
 	cache := env.s.search.cache
-	steps := []struct {
-		name    string
-		at      time.Duration // after searchNow
-		change  bool          // raise class 9's cost first
-		want    string
-		queries int  // search queries sent so far, once the request's refresh has ended
-		refresh bool // the request starts a refresh
-	}{
-		{"first: queries", 0, false, before, 1, false},
-		{"not due yet", 4*time.Second - time.Nanosecond, true, before, 1, false},
-		{"due: served, refreshed behind", 4 * time.Second, false, before, 2, true},
-		{"the refreshed response", 4 * time.Second, false, after, 2, false},
-		{"past the old expiry", 5 * time.Second, false, after, 2, false},
-		{"not due yet again", 8*time.Second - time.Nanosecond, false, after, 2, false},
-		{"due again", 8 * time.Second, false, after, 3, true},
-	}
 	for _, s := range steps {
 		if s.change {
 			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
@@ -141,10 +91,45 @@ func TestSearchCacheRefreshAhead(t *testing.T) {
 			t.Errorf("%s: %d search queries so far, want %d", s.name, got, s.queries)
 		}
 	}
-	wantCounts := map[string]float64{"hit": 6, "miss": 1, "shared": 0, "refresh": 2}
 	if diff := cmp.Diff(wantCounts, cacheCounts(env)); diff != "" {
 		t.Errorf("cache requests mismatch (-want +got):\n%s", diff)
 	}
+}
+
+var (
+	weldBefore = page(4, 1, item11, item9, item10, item13)
+	weldAfter  = page(4, 1, item11, item9Dearer, item10, item13)
+)
+
+// TestSearchCacheFreshness checks edge.search_cache (default 5s) on the server's clock: a
+// change to the data is not visible while the response is fresh, and is from the moment it
+// expires, 5 s after the query that filled it started, when nothing asked for it in its
+// last second (which would have refreshed it: TestSearchCacheRefreshAhead).
+func TestSearchCacheFreshness(t *testing.T) {
+	runCacheSteps(t, []cacheStep{
+		{"first: queries", 0, false, weldBefore, 1, false},
+		{"again: cached", time.Second, false, weldBefore, 1, false},
+		{"the data changes: still cached", 4*time.Second - time.Nanosecond, true, weldBefore, 1, false},
+		{"expired: queries, the change shows", 5 * time.Second, false, weldAfter, 2, false},
+		{"cached again", 9*time.Second - time.Nanosecond, false, weldAfter, 2, false},
+		{"expired again", 10 * time.Second, false, weldAfter, 3, false},
+	}, map[string]float64{"hit": 3, "miss": 3, "shared": 0, "refresh": 0})
+}
+
+// TestSearchCacheRefreshAhead checks that a response asked for in the last fifth of its
+// life (from 4 s of edge.search_cache's 5 s) is still served from the cache, and that the
+// request starts one query in the background whose response replaces it: the change made
+// before it shows from then on, and the old response's expiry no longer matters.
+func TestSearchCacheRefreshAhead(t *testing.T) {
+	runCacheSteps(t, []cacheStep{
+		{"first: queries", 0, false, weldBefore, 1, false},
+		{"not due yet", 4*time.Second - time.Nanosecond, true, weldBefore, 1, false},
+		{"due: served, refreshed behind", 4 * time.Second, false, weldBefore, 2, true},
+		{"the refreshed response", 4 * time.Second, false, weldAfter, 2, false},
+		{"past the old expiry", 5 * time.Second, false, weldAfter, 2, false},
+		{"not due yet again", 8*time.Second - time.Nanosecond, false, weldAfter, 2, false},
+		{"due again", 8 * time.Second, false, weldAfter, 3, true},
+	}, map[string]float64{"hit": 6, "miss": 1, "shared": 0, "refresh": 2})
 }
 
 // TestSearchCacheRefreshSlots checks that a request for a response due for refresh never
