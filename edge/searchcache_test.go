@@ -151,20 +151,7 @@ func TestSearchCacheRefreshSlots(t *testing.T) {
 			t.Fatalf("GET %q mismatch (-want +got):\n%s", target, diff)
 		}
 	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env.dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatalf("begin: %v", err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }() // released below; this is for a test that stops early
-	if _, err := tx.Exec(ctx, `LOCK TABLE classes IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatalf("lock classes: %v", err)
-	}
+	unlock := lockClasses(t, env.dbURL)
 
 	setClock(clock, searchNow.Add(4*time.Second))
 	cache := env.s.search.cache
@@ -178,9 +165,7 @@ func TestSearchCacheRefreshSlots(t *testing.T) {
 		t.Errorf("%v refreshes started, want %d", got, refreshSlots)
 	}
 	waitFor(t, "the refreshes' queries", func() bool { return queries.count() == 3+refreshSlots })
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatalf("unlock classes: %v", err)
-	}
+	unlock()
 	waitFor(t, "the refreshes to end", func() bool { return len(cache.slots) == 0 })
 	last := classes + "3"
 	if diff := cmp.Diff(okSearch(pages[2]), env.get(http.MethodGet, last, nil)); diff != "" {
@@ -381,18 +366,7 @@ func TestSearchCacheConcurrentMisses(t *testing.T) {
 		edit: func(c *config.Config) { c.Edge.SearchTimeout = time.Minute }})
 	const target = "/api/v2/public/classes?search=weld"
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env.dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatalf("begin: %v", err)
-	}
-	if _, err := tx.Exec(ctx, `LOCK TABLE classes IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatalf("lock classes: %v", err)
-	}
+	unlock := lockClasses(t, env.dbURL)
 
 	first, leave := context.WithCancel(ctx)
 	bodies := make([]*httptest.ResponseRecorder, n)
@@ -414,9 +388,7 @@ func TestSearchCacheConcurrentMisses(t *testing.T) {
 	waitFor(t, "every request to wait", func() bool { return metricValue(cache.waiting) == n })
 	leave() // the client that started the query goes away
 	waitFor(t, "the first request to give up", func() bool { return metricValue(cache.waiting) == n-1 })
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatalf("unlock classes: %v", err)
-	}
+	unlock()
 	wg.Wait()
 
 	want := page(4, 1, item11, item9, item10, item13)
@@ -444,6 +416,30 @@ func metricValue(m prometheus.Metric) float64 {
 		return d.Counter.GetValue()
 	}
 	return d.Gauge.GetValue()
+}
+
+// lockClasses locks the classes table in a transaction of its own, so that no search query
+// can finish until the returned function releases it; the test's end releases it too.
+func lockClasses(t *testing.T, dbURL string) (unlock func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close(ctx) })
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	if _, err := tx.Exec(ctx, `LOCK TABLE classes IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatalf("lock classes: %v", err)
+	}
+	return func() {
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatalf("unlock classes: %v", err)
+		}
+	}
 }
 
 // waitFor polls cond, which other goroutines make true, for up to 10 s.
