@@ -17,7 +17,9 @@ func TestRenderPopularTies(t *testing.T) {
 		want string
 	}{{
 		// Four courses tie on one registration each (past classes, so no upcoming class):
-		// "Alpha" and "alpha" are equal ignoring case, then "A" < "a"; the two "beta" by id.
+		// "Alpha" and "alpha" are equal ignoring case, so the lower id goes first (D17 breaks
+		// ties by id, unlike D14's list, which compares the exact name first); the two "beta"
+		// by id.
 		// "Aardvark" would come first by name but scores 0; "Zeta" scores most but is not public.
 		name: "ties",
 		sql: `
@@ -29,7 +31,7 @@ INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUE
     (12, 2, '2027-01-01', '2027-01-02', 10, TRUE), (13, 3, '2027-01-01', '2027-01-02', 10, TRUE),
     (16, 6, '2027-01-01', '2027-01-02', 10, TRUE);
 INSERT INTO registrations (class_id) VALUES (14), (11), (12), (13), (16), (16), (16), (16);`,
-		want: `[{"id":3,"name":"Alpha","upcoming_class":null},{"id":1,"name":"alpha","upcoming_class":null},{"id":2,"name":"beta","upcoming_class":null}]`,
+		want: `[{"id":1,"name":"alpha","upcoming_class":null},{"id":3,"name":"Alpha","upcoming_class":null},{"id":2,"name":"beta","upcoming_class":null}]`,
 	}, {
 		// One public course without classes or registrations still ranks; the non-public
 		// course with registrations does not.

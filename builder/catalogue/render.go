@@ -24,13 +24,14 @@ type Rendered struct {
 // catalogue is Data indexed for rendering.
 type catalogue struct {
 	today    time.Time
-	courses  []*Course         // in course-list order (D14)
-	byID     map[int64]*Course // public courses by id
-	upcoming map[int64]*Class  // course id -> its upcoming class (D3)
-	scores   map[int64]int64   // course id -> registrations of all time (D17)
-	classes  []*Class          // every class, in id order
-	docs     map[string][]byte // the output
-	enc      *encoder          // shared by every document
+	courses  []*Course          // in course-list order (D14)
+	folded   map[*Course]string // each course's name in lower case, folded once
+	byID     map[int64]*Course  // public courses by id
+	upcoming map[int64]*Class   // course id -> its upcoming class (D3)
+	scores   map[int64]int64    // course id -> registrations of all time (D17)
+	classes  []*Class           // every class, in id order
+	docs     map[string][]byte  // the output
+	enc      *encoder           // shared by every document
 }
 
 // Render renders every static document for the given today (midnight UTC of the date, from
@@ -91,19 +92,15 @@ func (c *catalogue) indexCourses(courses []Course) error {
 		c.courses = append(c.courses, co)
 	}
 	// Fold each name once rather than in every comparison.
-	folded := make(map[*Course]string, len(c.courses))
+	c.folded = make(map[*Course]string, len(c.courses))
 	for _, co := range c.courses {
-		folded[co] = strings.ToLower(co.Name)
+		c.folded[co] = strings.ToLower(co.Name)
 	}
+	// D14: name compared case-insensitively, then name, then id.
 	slices.SortFunc(c.courses, func(a, b *Course) int {
-		return cmp.Or(strings.Compare(folded[a], folded[b]), compareNameID(a, b))
+		return cmp.Or(strings.Compare(c.folded[a], c.folded[b]), strings.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	return nil
-}
-
-// compareNameID breaks ties of the case-insensitive name order: name, then id (D14, D17).
-func compareNameID(a, b *Course) int {
-	return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 }
 
 func (c *catalogue) indexClasses(classes []Class) error {
@@ -174,10 +171,12 @@ func (c *catalogue) renderCourseLists() error {
 
 // renderPopular renders the three public courses with the most registrations (D17).
 func (c *catalogue) renderPopular() error {
-	// c.courses is already in name order, so a stable sort by score keeps D17's tie order.
+	// D17: the highest score first; ties by name compared case-insensitively, then by id
+	// (not D14's list order, which compares the exact name before the id).
 	ranked := slices.Clone(c.courses)
-	slices.SortStableFunc(ranked, func(a, b *Course) int {
-		return cmp.Compare(c.scores[b.ID], c.scores[a.ID])
+	slices.SortFunc(ranked, func(a, b *Course) int {
+		return cmp.Or(cmp.Compare(c.scores[b.ID], c.scores[a.ID]),
+			strings.Compare(c.folded[a], c.folded[b]), cmp.Compare(a.ID, b.ID))
 	})
 	popular := []popularItem{}
 	for _, co := range ranked[:min(popularCount, len(ranked))] {
