@@ -164,6 +164,50 @@ func TestEnvNameAndRedacted(t *testing.T) {
 	}
 }
 
+// TestRedactedHidesEveryPasswordForm: each form a password can take in a PostgreSQL
+// connection string (libpq's URL with user info or a password parameter, its key=value
+// form) or in an S3 endpoint is hidden in the logged configuration, and what is not secret
+// stays readable.
+func TestRedactedHidesEveryPasswordForm(t *testing.T) {
+	tests := []struct {
+		in   string
+		keep []string // parts that must still be shown
+	}{
+		{"postgres://u:hunter2@h:5432/db?sslmode=disable", []string{"u", "h:5432/db", "sslmode=disable"}},
+		{"postgres://u@h/db?password=hunter2&sslmode=require", []string{"u@h/db", "sslmode=require"}},
+		{"postgres://h/db?sslmode=verify-full&PassWord=hunter2", []string{"sslmode=verify-full"}},
+		{"postgresql://h/db?sslpassword=hunter2", []string{"h/db"}},
+		{"postgres://h/db?password=hunter2%26x", []string{"h/db"}},
+		{"host=h user=u password=hunter2 dbname=db", []string{"host=h", "user=u", "dbname=db"}},
+		{"host=h password = 'hunter2 with spaces' dbname=db", []string{"host=h", "dbname=db"}},
+		{"postgres://u:hunter2@h:port/db", nil}, // not a valid URL: hidden whole
+	}
+	for _, tt := range tests {
+		c := Config{Database: Database{URL: tt.in}, Replica: Replica{URL: tt.in}}
+		r := c.Redacted()
+		for key, got := range map[string]string{"database.url": r.Database.URL, "replica.url": r.Replica.URL} {
+			if strings.Contains(got, "hunter2") {
+				t.Errorf("Redacted(%s = %q) = %q, want the secret hidden", key, tt.in, got)
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("Redacted(%s = %q) = %q, want %q still shown", key, tt.in, got, k)
+				}
+			}
+		}
+	}
+	// An endpoint's user info is an access key at best: hidden whole.
+	for _, in := range []string{"http://minio:hunter2@127.0.0.1:9000", "http://hunter2@127.0.0.1:9000", "http://hunter2@127.0.0.1:port"} {
+		if got := (Config{Store: Store{Endpoint: in}}).Redacted().Store.Endpoint; strings.Contains(got, "hunter2") {
+			t.Errorf("Redacted(store.endpoint = %q) = %q, want the user info hidden", in, got)
+		}
+	}
+	plain := "http://127.0.0.1:9000"
+	if got := (Config{Store: Store{Endpoint: plain}}).Redacted().Store.Endpoint; got != plain {
+		t.Errorf("Redacted(store.endpoint = %q) = %q, want it unchanged", plain, got)
+	}
+}
+
 func TestToday(t *testing.T) {
 	// 2027-01-01 03:00 UTC is still 2026-12-31 in Chicago (UTC-6).
 	now := time.Date(2027, 1, 1, 3, 0, 0, 0, time.UTC)
