@@ -1,9 +1,9 @@
 # Entry points for developers and CI. `make test` is what CI runs (.ci/run); it needs only Go:
-# PostgreSQL, MinIO and staticcheck are installed on first use.
+# PostgreSQL, MinIO, Redis and staticcheck are installed on first use.
 #
 #   make test        gofmt, go vet, staticcheck, go build, then the tests against real services
 #   make build       the binaries, into ./bin
-#   make services    start PostgreSQL and MinIO for a shell: eval "$(make -s services)"
+#   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
 #   make services-stop
 #   make demo | bench | soak
 #   make clean

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Starts or stops the real services the tests talk to, PostgreSQL (scripts/pg.sh) and MinIO
-# (scripts/minio.sh), both kept in DIR.
+# Starts or stops the real services the tests talk to, PostgreSQL (scripts/pg.sh), MinIO
+# (scripts/minio.sh) and Redis (scripts/redis.sh), all kept in DIR.
 #   scripts/services.sh start DIR   -> prints `export NAME=value` lines for the variables the
 #                                      tests read (builder/buildertest); eval them in a shell
 #   scripts/services.sh stop DIR
@@ -12,6 +12,7 @@ dir=${2:?usage: services.sh start|stop DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 
 stop() {
+	"$here/redis.sh" stop "$dir/redis" >&2 || true
 	"$here/minio.sh" stop "$dir/minio" >&2 || true
 	"$here/pg.sh" stop "$dir/pg" >&2 || true
 }
@@ -31,11 +32,14 @@ start)
 	trap stop EXIT
 	pg=$("$here/pg.sh" start "$dir/pg") || { echo "services.sh: PostgreSQL did not start" >&2; exit 1; }
 	s3=$("$here/minio.sh" start "$dir/minio") || { echo "services.sh: MinIO did not start" >&2; exit 1; }
+	redis=$("$here/redis.sh" start "$dir/redis") || { echo "services.sh: Redis did not start" >&2; exit 1; }
 	case "$pg" in postgres://*) ;; *) echo "services.sh: pg.sh printed no URL (got '$pg')" >&2; exit 1 ;; esac
 	case "$s3" in http://* | https://*) ;; *) echo "services.sh: minio.sh printed no endpoint (got '$s3')" >&2; exit 1 ;; esac
+	case "$redis" in redis://*) ;; *) echo "services.sh: redis.sh printed no URL (got '$redis')" >&2; exit 1 ;; esac
 	trap - EXIT
 	export_line CATALOGUE_TEST_PG_URL "$pg"
 	export_line CATALOGUE_TEST_S3_ENDPOINT "$s3"
+	export_line CATALOGUE_TEST_REDIS_URL "$redis"
 	export_line AWS_ACCESS_KEY_ID "${MINIO_ROOT_USER:-minioadmin}"
 	export_line AWS_SECRET_ACCESS_KEY "${MINIO_ROOT_PASSWORD:-minioadmin}"
 	export_line AWS_REGION us-east-1

@@ -1,0 +1,47 @@
+-- sliding.lua: one decision of the shared sliding-window limit (D23), run atomically by Redis.
+--
+-- KEYS[1]  the key's log: a sorted set of its accepted requests, each scored by the time it
+--          was accepted, in microseconds
+-- ARGV[1]  limit: requests accepted in any window
+-- ARGV[2]  window, in microseconds
+-- ARGV[3]  the member that records this request when it is accepted, unique across edges;
+--          empty to only look (nothing is recorded)
+-- ARGV[4]  now, in microseconds; empty to read Redis's own clock, the one clock every edge
+--          shares
+--
+-- Returns {allowed (1 or 0), accepted requests in the window after this decision, time of
+-- the oldest of them (0 when none), now}.
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local member = ARGV[3]
+local now = tonumber(ARGV[4])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- A request accepted at t counts while now - t < window: drop those at or before now - window.
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local held = redis.call('ZCARD', key)
+local allowed = 0
+if held < limit then
+  allowed = 1
+  if member ~= '' then
+    -- A clock that steps back (Redis failed over to a server whose clock is behind) must
+    -- not record a request before one already recorded.
+    local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
+    local at = now
+    if newest and tonumber(newest) > at then at = tonumber(newest) end
+    redis.call('ZADD', key, at, member)
+    -- The log goes when its newest request leaves the window, so idle keys cost nothing.
+    redis.call('PEXPIRE', key, math.ceil((at - now + window) / 1000))
+    held = held + 1
+  end
+end
+
+local oldest = 0
+if held > 0 then
+  oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+end
+return {allowed, held, oldest, now}
