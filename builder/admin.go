@@ -23,16 +23,20 @@ func Status(ctx context.Context, cfg config.Config) (publish.Status, error) {
 // configured, so that it cannot race a publication whose collection might delete the
 // snapshot it rolls back to; waiting is called once if it has to wait.
 func Rollback(ctx context.Context, cfg config.Config, id string, waiting func()) (string, error) {
+	var held func(context.Context) error
 	if dbURL, err := primaryURL(cfg); err == nil {
 		l, err := acquire(ctx, dbURL, waiting)
 		if err != nil {
 			return "", err
 		}
 		defer l.release()
+		held = l.held
 	}
 	st, err := store.Open(ctx, cfg.Store)
 	if err != nil {
 		return "", fmt.Errorf("open store: %w", err)
 	}
-	return newPublisher(cfg, st, nil, nil).Rollback(ctx, id)
+	p := newPublisher(cfg, st, nil, nil)
+	p.CheckLock = held
+	return p.Rollback(ctx, id)
 }

@@ -67,20 +67,21 @@ func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Resul
 	}
 	defer l.release()
 	began := time.Now()
-	res, err := buildAndPublish(ctx, cfg, tpl, opts)
+	res, err := buildAndPublish(ctx, cfg, tpl, opts, l.held)
 	if res.SnapshotID != "" {
 		res.Duration = time.Since(began)
 	}
 	return res, err
 }
 
-// buildAndPublish is Run once it holds the lock.
-func buildAndPublish(ctx context.Context, cfg config.Config, tpl *templates.Set, opts RunOptions) (publish.Result, error) {
+// buildAndPublish is Run once it holds the lock; held checks that it still does.
+func buildAndPublish(ctx context.Context, cfg config.Config, tpl *templates.Set, opts RunOptions, held func(context.Context) error) (publish.Result, error) {
 	st, err := openStore(ctx, cfg.Store)
 	if err != nil {
 		return publish.Result{}, err
 	}
 	p := newPublisher(cfg, st, opts.Progress, opts.Now)
+	p.CheckLock = held
 	// The current manifest (about 11 MB at 100,000 documents) is read while the database is:
 	// the two do not depend on each other.
 	var cur *snapshot.Manifest
@@ -153,7 +154,8 @@ func openStore(ctx context.Context, cfg config.Store) (store.Store, error) {
 }
 
 func newPublisher(cfg config.Config, st store.Store, progress func(publish.Progress), now func() time.Time) *publish.Publisher {
-	return &publish.Publisher{Store: st, Keep: cfg.Builder.Keep, MaxShrink: cfg.Builder.MaxShrink, Progress: progress, Now: now}
+	return &publish.Publisher{Store: st, Keep: cfg.Builder.Keep, MaxShrink: cfg.Builder.MaxShrink,
+		Grace: cfg.Builder.CollectGrace, Progress: progress, Now: now}
 }
 
 func (o RunOptions) withDefaults() RunOptions {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -23,7 +24,15 @@ const (
 	tplLock    = "builder_lock.sql"
 	tplTryLock = "builder_try_lock.sql"
 	tplUnlock  = "builder_unlock.sql"
+	tplHeld    = "builder_lock_held.sql"
 )
+
+// lockKeepAlive probes the lock's connection while it sits idle through a build, so that a
+// session lost to a failover or a dead network is noticed within about 25 s rather than
+// the operating system's two hours; checkTimeout bounds the check itself.
+var lockKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 10 * time.Second, Interval: 5 * time.Second, Count: 3}
+
+const checkTimeout = 10 * time.Second
 
 var embedded = sync.OnceValue(templates.MustDefault)
 
@@ -46,7 +55,12 @@ func primaryURL(cfg config.Config) (string, error) {
 // acquire takes the builder lock on dbURL. When another builder holds it, acquire calls
 // waiting once and then waits its turn; cancelling ctx stops the wait.
 func acquire(ctx context.Context, dbURL string, waiting func()) (*lock, error) {
-	conn, err := pgx.Connect(ctx, dbURL)
+	cc, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("database.url: %w", err)
+	}
+	cc.DialFunc = (&net.Dialer{KeepAliveConfig: lockKeepAlive}).DialContext
+	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the database for the builder lock: %w", err)
 	}
@@ -65,6 +79,22 @@ func acquire(ctx context.Context, dbURL string, waiting func()) (*lock, error) {
 		}
 	}
 	return &lock{conn: conn}, nil
+}
+
+// held returns nil when this session still holds the lock, and an error when it does not
+// or cannot tell (its connection is gone): the lock is then held by nobody, or by
+// another builder.
+func (l *lock) held(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	var held bool
+	if err := l.conn.QueryRow(ctx, embedded().SQL(tplHeld), LockName).Scan(&held); err != nil {
+		return fmt.Errorf("check the builder lock: %w", err)
+	}
+	if !held {
+		return errors.New("check the builder lock: this session no longer holds it")
+	}
+	return nil
 }
 
 // release gives the lock back. Closing the session would release it too, so release works

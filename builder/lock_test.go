@@ -3,6 +3,7 @@ package builder
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
@@ -109,5 +111,93 @@ func TestRunsTakeTurns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLostLockPublishesNothing: builder A's lock session dies (its backend terminated, as an
+// idle timeout, a failover or a pooler would) after A wrote its manifest and before its
+// pointer, and builder B, which then gets the lock, publishes and collects. A must not
+// publish, and B's collection must not delete A's young manifest or the objects it names:
+// every manifest in the store stays whole and the current snapshot is B's.
+func TestLostLockPublishesNothing(t *testing.T) {
+	for name, cfg := range newFixture(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			now := clock()
+			first := mustRun(t, cfg, now)
+			buildertest.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = cost + 1 WHERE id = 102")
+
+			atPointer, resume := make(chan struct{}), make(chan struct{})
+			var resA publish.Result
+			var errA error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				resA, errA = Run(ctx, cfg, RunOptions{Now: now, Progress: func(p publish.Progress) {
+					if p.Phase == publish.PhasePointer {
+						close(atPointer)
+						<-resume
+					}
+				}})
+			}()
+			select {
+			case <-atPointer:
+			case <-done:
+				t.Fatalf("run A ended before its pointer: %v", errA)
+			}
+			terminateLockHolder(t, cfg.Database.URL)
+			// B renders the first snapshot's documents again: A's new objects are used by no
+			// published snapshot, so a collection that trusted only published ones drops them.
+			buildertest.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = cost - 1 WHERE id = 102")
+			resB := mustRun(t, cfg, now)
+			close(resume)
+			<-done
+
+			if errA == nil || !strings.Contains(errA.Error(), "builder lock") {
+				t.Errorf("run A after losing its lock = %+v, %v; want an error saying the builder lock was lost", resA, errA)
+			}
+			if got := currentID(t, cfg); got != resB.SnapshotID {
+				t.Errorf("current = %s, want B's snapshot %s (first %s)", got, resB.SnapshotID, first.SnapshotID)
+			}
+			s := mustOpenStore(t, cfg)
+			keys, err := s.List(ctx, snapshot.ManifestPrefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(keys) != 3 {
+				t.Errorf("manifests = %v, want 3: the first, A's (younger than the grace period) and B's", keys)
+			}
+			for _, k := range keys {
+				m, err := snapshot.ReadManifest(ctx, s, snapshot.IDFromManifestKey(k))
+				if err != nil {
+					t.Errorf("ReadManifest(%s): %v", k, err)
+					continue
+				}
+				for route, e := range m.Documents {
+					if _, err := snapshot.ReadDocument(ctx, s, e); err != nil {
+						t.Errorf("snapshot %s, %s: %v", m.ID, route, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// terminateLockHolder ends the backend that holds the builder lock in dbURL's database.
+func terminateLockHolder(t *testing.T, dbURL string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	err = conn.QueryRow(ctx, `
+SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+WHERE locktype = 'advisory' AND granted
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
+	if err != nil || n != 1 {
+		t.Fatalf("terminate the lock holder: %d terminated, %v; want 1", n, err)
 	}
 }

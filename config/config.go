@@ -59,6 +59,9 @@ type Builder struct {
 	Schedule  string  `mapstructure:"schedule"`   // cron spec for builder serve
 	Keep      int     `mapstructure:"keep"`       // snapshots kept for rollback
 	MaxShrink float64 `mapstructure:"max_shrink"` // refuse a build that shrinks more than this
+	// CollectGrace is how long a snapshot that no pointer keeps (one not yet published, or
+	// one past keep) is left in the store after its build started, with its objects.
+	CollectGrace time.Duration `mapstructure:"collect_grace"`
 }
 
 // Edge configures the edge server.
@@ -85,7 +88,7 @@ func Default() Config {
 	return Config{
 		Store:    Store{URL: "file://./data/catalogue", Region: "us-east-1"},
 		Timezone: "UTC",
-		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5},
+		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5, CollectGrace: time.Hour},
 		Edge: Edge{
 			Listen:        ":8080",
 			BasePath:      "/api/v2",
@@ -104,27 +107,28 @@ func Default() Config {
 func defaults() map[string]any {
 	d := Default()
 	return map[string]any{
-		"database.url":         d.Database.URL,
-		"replica.url":          d.Replica.URL,
-		"store.url":            d.Store.URL,
-		"store.endpoint":       d.Store.Endpoint,
-		"store.region":         d.Store.Region,
-		"timezone":             d.Timezone,
-		"templates.dir":        d.Templates.Dir,
-		"builder.schedule":     d.Builder.Schedule,
-		"builder.keep":         d.Builder.Keep,
-		"builder.max_shrink":   d.Builder.MaxShrink,
-		"edge.listen":          d.Edge.Listen,
-		"edge.base_path":       d.Edge.BasePath,
-		"edge.rate_limit":      d.Edge.RateLimit,
-		"edge.poll_interval":   d.Edge.PollInterval,
-		"edge.token_refresh":   d.Edge.TokenRefresh,
-		"edge.cache_max_age":   d.Edge.CacheMaxAge,
-		"edge.cors_origins":    d.Edge.CORSOrigins,
-		"edge.cache_dir":       d.Edge.CacheDir,
-		"edge.search_timeout":  d.Edge.SearchTimeout,
-		"edge.search_cache":    d.Edge.SearchCache,
-		"edge.trusted_proxies": d.Edge.TrustedProxies,
+		"database.url":          d.Database.URL,
+		"replica.url":           d.Replica.URL,
+		"store.url":             d.Store.URL,
+		"store.endpoint":        d.Store.Endpoint,
+		"store.region":          d.Store.Region,
+		"timezone":              d.Timezone,
+		"templates.dir":         d.Templates.Dir,
+		"builder.schedule":      d.Builder.Schedule,
+		"builder.keep":          d.Builder.Keep,
+		"builder.max_shrink":    d.Builder.MaxShrink,
+		"builder.collect_grace": d.Builder.CollectGrace,
+		"edge.listen":           d.Edge.Listen,
+		"edge.base_path":        d.Edge.BasePath,
+		"edge.rate_limit":       d.Edge.RateLimit,
+		"edge.poll_interval":    d.Edge.PollInterval,
+		"edge.token_refresh":    d.Edge.TokenRefresh,
+		"edge.cache_max_age":    d.Edge.CacheMaxAge,
+		"edge.cors_origins":     d.Edge.CORSOrigins,
+		"edge.cache_dir":        d.Edge.CacheDir,
+		"edge.search_timeout":   d.Edge.SearchTimeout,
+		"edge.search_cache":     d.Edge.SearchCache,
+		"edge.trusted_proxies":  d.Edge.TrustedProxies,
 	}
 }
 
@@ -133,6 +137,7 @@ func Keys() []string {
 	return []string{
 		"database.url", "replica.url", "store.url", "store.endpoint", "store.region", "timezone",
 		"templates.dir", "builder.schedule", "builder.keep", "builder.max_shrink",
+		"builder.collect_grace",
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
 		"edge.search_timeout", "edge.search_cache", "edge.trusted_proxies",
@@ -223,6 +228,9 @@ func (c Config) Validate() error {
 	}
 	if c.Builder.MaxShrink < 0 || c.Builder.MaxShrink > 1 {
 		bad("builder.max_shrink", "must be between 0 and 1", c.Builder.MaxShrink)
+	}
+	if c.Builder.CollectGrace <= 0 {
+		bad("builder.collect_grace", "must be > 0", c.Builder.CollectGrace)
 	}
 	errs = append(errs, c.Edge.validate()...)
 	return errors.Join(errs...)

@@ -27,7 +27,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Store:    Store{URL: "file://./data/catalogue", Region: "us-east-1"},
 		Timezone: "UTC",
-		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5},
+		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5, CollectGrace: time.Hour},
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: 5 * time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
 			SearchCache: 5 * time.Second},
@@ -91,6 +91,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_BUILDER_SCHEDULE", "every now and then", "builder.schedule: must be a cron spec"},
 		{"CATALOGUE_BUILDER_KEEP", "0", "builder.keep: must be >= 1 (got 0)"},
 		{"CATALOGUE_BUILDER_MAX_SHRINK", "1.5", "builder.max_shrink: must be between 0 and 1 (got 1.5)"},
+		{"CATALOGUE_BUILDER_COLLECT_GRACE", "0s", "builder.collect_grace: must be > 0 (got 0s)"},
 		{"CATALOGUE_EDGE_BASE_PATH", "api/v2", "edge.base_path: must start with / and not end with /"},
 		{"CATALOGUE_EDGE_BASE_PATH", "/api/v2/", "edge.base_path: must start with / and not end with /"},
 		{"CATALOGUE_EDGE_POLL_INTERVAL", "0s", "edge.poll_interval: must be a positive duration"},

@@ -25,13 +25,22 @@ import (
 //
 // Objects go first and manifests last: if collection stops half-way the dropped manifests
 // are still there and the next run deletes what is left.
+//
+// A manifest whose build started less than Grace ago is never dropped: it may belong to a
+// builder that lost the lock while publishing and does not know it yet (CheckLock stops
+// it before its pointer), and its objects are then ruled out like those of kept ones.
 func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev *snapshot.Manifest) (int, error) {
 	p.report(Progress{Phase: PhaseCollecting})
+	if err := p.checkLock(ctx); err != nil {
+		return 0, err
+	}
 	ids, err := p.manifestIDs(ctx)
 	if err != nil {
 		return 0, err
 	}
 	kept, dropped := partition(ids, p.keep(), ptr)
+	dropped, young := p.settled(dropped)
+	kept = append(kept, young...)
 	if len(dropped) == 0 {
 		return 0, nil
 	}
@@ -71,6 +80,21 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 		return 0, err
 	}
 	return len(dropped), nil
+}
+
+// settled splits the dropped manifests ids into those whose build started at least Grace
+// ago, which may go, and the younger ones, which stay for now. An id that does not tell
+// its time counts as old.
+func (p *Publisher) settled(ids []string) (old, young []string) {
+	limit := p.now().Add(-p.grace())
+	for _, id := range ids {
+		if t, ok := snapshot.IDTime(id); ok && t.After(limit) {
+			young = append(young, id)
+		} else {
+			old = append(old, id)
+		}
+	}
+	return old, young
 }
 
 // candidates returns the hashes the manifests ids name: the objects that may go.

@@ -216,6 +216,85 @@ func TestNeverPublishedSnapshotIsNotKept(t *testing.T) {
 	})
 }
 
+// TestCollectSparesYoungManifests: a manifest that no pointer keeps, because its build has
+// not written its pointer yet or never will, is collected with its objects only once its
+// build started Grace ago; so are published snapshots beyond keep.
+func TestCollectSparesYoungManifests(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		c := newClock()
+		p := newPublisher(r, 1)
+		p.Now, p.Grace = c.Now, time.Minute
+		a := mustPublish(t, p, version(1)).SnapshotID
+		r.onPut = func(_ int, key string) error {
+			if key == snapshot.PointerKey {
+				return errInjected
+			}
+			return nil
+		}
+		if _, err := p.Publish(ctx, version(2), meta(1, 1), false); !errors.Is(err, errInjected) {
+			t.Fatalf("Publish with the pointer failing = %v; want the injected failure", err)
+		}
+		r.reset()
+		keys := listKeys(t, r, snapshot.ManifestPrefix)
+		if len(keys) != 2 {
+			t.Fatalf("manifests after a build stopped before its pointer = %v, want 2", keys)
+		}
+		b := snapshot.IDFromManifestKey(keys[1])
+		d := mustPublish(t, p, version(3)).SnapshotID
+		if diff := cmp.Diff(manifestKeys(a, b, d), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+			t.Errorf("manifests within the grace period mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(objectKeys(shared, `{"v":1}`, `{"v":2}`, `{"v":3}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects within the grace period mismatch (-want +got):\n%s", diff)
+		}
+		c.advance(time.Minute)
+		e := mustPublish(t, p, version(4)).SnapshotID
+		if diff := cmp.Diff(manifestKeys(e), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+			t.Errorf("manifests after the grace period mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(objectKeys(shared, `{"v":4}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects after the grace period mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestLockLostStopsPointerAndCollection: a publisher whose lock is lost before its pointer
+// publishes nothing; one whose lock is lost after its pointer deletes nothing.
+func TestLockLostStopsPointerAndCollection(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		p := newPublisher(r, 1)
+		a := mustPublish(t, p, version(1)).SnapshotID
+		lost := errors.New("session ended")
+		checks := 0
+		p.CheckLock = func(context.Context) error { checks++; return lost }
+		if _, err := p.Publish(ctx, version(2), meta(1, 1), false); !errors.Is(err, ErrLockLost) || !errors.Is(err, lost) {
+			t.Errorf("Publish with the lock lost before the pointer = %v, want ErrLockLost", err)
+		}
+		if ptr, err := snapshot.ReadPointer(ctx, r); err != nil || ptr.ID != a {
+			t.Errorf("pointer after the lock was lost = %+v, %v; want %s still current", ptr, err, a)
+		}
+		before := listKeys(t, r, "")
+		checks = 0
+		p.CheckLock = func(context.Context) error {
+			if checks++; checks > 1 {
+				return lost
+			}
+			return nil
+		}
+		res, err := p.Publish(ctx, version(3), meta(1, 1), false)
+		if !errors.Is(err, ErrCollect) || !errors.Is(err, ErrLockLost) || res.SnapshotID == "" {
+			t.Errorf("Publish with the lock lost after the pointer = %+v, %v; want the result and ErrCollect, ErrLockLost", res, err)
+		}
+		for _, k := range before {
+			if _, err := r.Get(ctx, k); err != nil {
+				t.Errorf("%s after a collection without the lock: %v; want it kept", k, err)
+			}
+		}
+	})
+}
+
 // keptIDs returns the ids Status lists as kept, newest first.
 func keptIDs(t *testing.T, p *Publisher) []string {
 	t.Helper()

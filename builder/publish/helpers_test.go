@@ -92,8 +92,17 @@ func (c *clock) Now() time.Time {
 	return c.t
 }
 
+// advance moves the clock on by d.
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// newPublisher returns a publisher on a fake clock whose grace period (a second) has passed
+// for every earlier manifest by the time a publication collects.
 func newPublisher(s store.Store, keep int) *Publisher {
-	return &Publisher{Store: s, Keep: keep, MaxShrink: 0.5, Now: newClock().Now, Workers: 8}
+	return &Publisher{Store: s, Keep: keep, MaxShrink: 0.5, Now: newClock().Now, Workers: 8, Grace: time.Second}
 }
 
 // meta returns build metadata with the given counts.

@@ -11,6 +11,7 @@
 package publish
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -29,9 +30,17 @@ import (
 // requests in flight.
 const DefaultWorkers = 64
 
+// DefaultGrace is Publisher.Grace's default: far longer than any publication (a full build
+// into MinIO takes about a minute, each store request attempt at most two).
+const DefaultGrace = time.Hour
+
 // ErrCollect is wrapped by the error Publish returns when the snapshot is published but
 // deleting old snapshots failed; the next publication collects them.
 var ErrCollect = errors.New("collecting old snapshots failed")
+
+// ErrLockLost is wrapped by the error of a publication that stopped because CheckLock
+// failed.
+var ErrLockLost = errors.New("the builder lock was lost")
 
 // ErrShrink is wrapped by the error that refuses a build which shrinks the catalogue by more
 // than MaxShrink.
@@ -53,6 +62,15 @@ type Publisher struct {
 	Workers int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// CheckLock, when set, says whether this publisher still holds the builder lock. It is
+	// called before the pointer is written and before collection: a lock lost during a
+	// build (its session ended) means another builder may be publishing, so this one
+	// publishes nothing, or collects nothing when it has published already.
+	CheckLock func(context.Context) error
+	// Grace is how long a manifest that no pointer keeps is left alone after its build
+	// started, with the objects it names, so that collection never deletes the work of a
+	// build that is still publishing; 0 means DefaultGrace.
+	Grace time.Duration
 
 	progressMu sync.Mutex
 }
@@ -191,6 +209,9 @@ func (p *Publisher) writePointer(ctx context.Context, id string) (snapshot.Point
 		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
 	}
 	p.report(Progress{Phase: PhasePointer})
+	if err := p.checkLock(ctx); err != nil {
+		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
+	}
 	old, err := snapshot.ReadPointer(ctx, p.Store)
 	if err != nil && !errors.Is(err, snapshot.ErrNoSnapshot) {
 		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
@@ -229,6 +250,19 @@ func (p *Publisher) now() time.Time {
 	}
 	return time.Now()
 }
+
+// checkLock returns an error wrapping ErrLockLost when CheckLock says the lock is gone.
+func (p *Publisher) checkLock(ctx context.Context) error {
+	if p.CheckLock == nil {
+		return nil
+	}
+	if err := p.CheckLock(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrLockLost, err)
+	}
+	return nil
+}
+
+func (p *Publisher) grace() time.Duration { return cmp.Or(p.Grace, DefaultGrace) }
 
 func (p *Publisher) keep() int { return max(p.Keep, 1) }
 

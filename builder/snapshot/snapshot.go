@@ -116,7 +116,16 @@ func IDFromManifestKey(key string) string {
 // NewID returns a snapshot id for a build at t. Ids sort in build order, which is what
 // "the snapshot before" means for rollback and what keep counts.
 func NewID(t time.Time, salt string) string {
-	return t.UTC().Format("20060102T150405.000Z") + "-" + Hash([]byte(salt))[:8]
+	return t.UTC().Format(idTime) + "-" + Hash([]byte(salt))[:8]
+}
+
+const idTime = "20060102T150405.000Z"
+
+// IDTime returns the build time NewID put in id; ok is false for an id it did not make.
+func IDTime(id string) (t time.Time, ok bool) {
+	stamp, _, _ := strings.Cut(id, "-")
+	t, err := time.Parse(idTime, stamp)
+	return t, err == nil
 }
 
 // ErrNoSnapshot means the store has no current snapshot yet.

@@ -91,8 +91,9 @@ func deletion(r *http.Request) bool {
 func TestKilledAtEachStep(t *testing.T) {
 	t.Parallel()
 	st := buildertest.NewS3Store(t)
-	// With builder.keep 1 every publication collects the one before.
-	rig := newKillRig(t, st, map[string]string{config.EnvName("builder.keep"): "1"},
+	// With builder.keep 1 and a grace period shorter than a run every publication collects
+	// the one before.
+	rig := newKillRig(t, st, map[string]string{config.EnvName("builder.keep"): "1", config.EnvName("builder.collect_grace"): "1ms"},
 		"--courses", "10", "--classes", "200", "--registrations", "500", "--seed", "8")
 	env, in, d, token := rig.env, rig.in, rig.edge, rig.token
 	proxy := newHoldProxy(t, st.Endpoint)

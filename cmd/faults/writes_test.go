@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
@@ -107,7 +108,8 @@ func publishUnderFault(t *testing.T, cfg config.Store, f writeFault) {
 		t.Fatalf("open store: %v", err)
 	}
 	fs := &faultyStore{Store: real}
-	p := &publish.Publisher{Store: fs, Keep: 1, MaxShrink: 0.5, Workers: 8}
+	// Keep 1 and the shortest grace period: every publication collects the one before.
+	p := &publish.Publisher{Store: fs, Keep: 1, MaxShrink: 0.5, Workers: 8, Grace: time.Nanosecond}
 	meta := publish.Meta{Today: "2027-03-01", Timezone: "UTC", Counts: snapshot.Counts{Courses: 1, Classes: writeDocs}}
 	first, err := p.Publish(ctx, catalogueDocs(writeDocs, 1), meta, false)
 	if err != nil {
