@@ -7,7 +7,9 @@
 #      handler (scripts/bench/ceiling), with and without gzip;
 #   2. the class search through the edge against the same SQL run by pgbench, twice: the edge
 #      as configured by default (edge.search_cache on) and an edge with edge.search_cache 0,
-#      where every request queries;
+#      where every request queries; once for the standard mix (100 searches a catalogue's
+#      pages repeat) and once for the long tail (1,000 different searches a search box sends),
+#      the long tail also at concurrency 1;
 #   3. builder runs into MinIO: full, no change, one class changed;
 #   4. edge memory against the snapshot's size, and the time to serve a new snapshot.
 # Static and search comparisons run BENCH_ROUNDS times side by side; the table reports
@@ -100,7 +102,8 @@ fact() { echo "$1=$2" >>"$work/facts"; }
 # fact_value prints the last value recorded for a fact.
 fact_value() { sed -n "s/^$1=//p" "$work/facts" | tail -n 1; }
 
-# record ROUND CASE SERVER "rps p50 p99 errors cpu" records one load measurement for report.sh.
+# record ROUND CASE SERVER "rps p50 p99 errors cpu hits qps" records one load measurement for
+# report.sh (wrk_measure and pgbench_measure print the quoted part).
 record() { echo "$1 $2 $3 $4" >>"$work/results.tsv"; }
 
 proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
@@ -304,8 +307,9 @@ static_round() {
 	done
 }
 
-# prepare_search writes the search mix: URLs for wrk and one pgbench script per search, after
-# vacuuming the tables it reads (scripts/bench/search_vacuum.sql says why).
+# prepare_search writes the two search mixes (scripts/bench/searchmix): URLs for wrk and
+# pgbench scripts, after vacuuming the tables they read (scripts/bench/search_vacuum.sql says
+# why).
 prepare_search() {
 	log "vacuuming the tables of the search"
 	local visible
@@ -313,23 +317,29 @@ prepare_search() {
 	fact search_visible_pct "$visible"
 	[ "${visible%.*}" -ge 90 ] ||
 		log "note: only $visible% of the pages of classes are all-visible (another session holds an old snapshot?): the search's index-only scans read the table"
-	log "preparing the search mix"
-	"$bin/searchmix" -out "$work/search" >"$work/searchmix.log" 2>&1 ||
-		{ cat "$work/searchmix.log" >&2; die "searchmix failed"; }
-	mapfile -t search_args <"$work/search/pgbench.args"
-	fact search_cases "$(wc -l <"$work/search/paths.txt")"
+	log "preparing the search mixes"
+	local mix
+	for mix in standard longtail; do
+		"$bin/searchmix" -mix "$mix" -out "$work/$mix" >"$work/searchmix-$mix.log" 2>&1 ||
+			{ cat "$work/searchmix-$mix.log" >&2; die "searchmix -mix $mix failed"; }
+	done
+	mapfile -t standard_args <"$work/standard/pgbench.args"
+	mapfile -t longtail_args <"$work/longtail/pgbench.args"
+	fact search_cases "$(wc -l <"$work/standard/paths.txt")"
+	fact longtail_cases "$(wc -l <"$work/longtail/paths.txt")"
 	# The edge's edge.search_cache (its default: bench.sh sets none), from its configuration
 	# line, in nanoseconds.
 	fact search_cache_ns "$(jq -r 'select(.msg == "configuration") | .config.Edge.SearchCache' "$work/edge.log" | head -n 1)"
 	start_uncached_edge
-	# Every search of the mix must succeed through both edges before it is measured.
+	# Every search of the standard mix, and every tenth of the long tail, must succeed
+	# through both edges before they are measured (failures later count in the table).
 	local p u
 	while read -r p; do
 		for u in "$edge_url" "$uncached_url"; do
 			curl -fsS -o /dev/null -H "Authorization: Bearer $token" "$u$p" ||
 				die "the edge at $u failed the search $p"
 		done
-	done <"$work/search/paths.txt"
+	done < <(cat "$work/standard/paths.txt"; awk 'NR % 10 == 1' "$work/longtail/paths.txt")
 }
 
 # start_uncached_edge starts a second edge on core 0 with edge.search_cache 0, so that the
@@ -348,16 +358,27 @@ start_uncached_edge() {
 		{ tail -n 20 "$work/edge-uncached.log" >&2; die "the edge without the search cache did not become ready"; }
 }
 
-# search_round ROUND measures the search mix through the edge (its default edge.search_cache),
-# through the edge without the cache, and run by pgbench.
+# search_round ROUND measures each search mix through the edge (its default
+# edge.search_cache), through the edge without the cache, and run by pgbench; the long tail
+# also at concurrency 1 through both edges. The cached edge's measurements also record how
+# its cache answered (BENCH_METRICS).
 search_round() {
-	local res
-	res=$(wrk_measure "r$1-search-edge" "$edge_url" "$work/search/paths.txt" 1 "$token" "$edge_pid")
-	record "$1" search edge "$res"
-	res=$(wrk_measure "r$1-search-uncached" "$uncached_url" "$work/search/paths.txt" 1 "$token" "$uncached_pid")
-	record "$1" search edge-uncached "$res"
-	res=$(pgbench_measure "r$1")
-	record "$1" search pgbench "$res"
+	local res mix=standard
+	for mix in standard longtail; do
+		local case=$mix paths=$work/$mix/paths.txt
+		[ "$mix" = standard ] && case=search
+		res=$(BENCH_METRICS=$edge_url/metrics wrk_measure "r$1-$mix-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
+		record "$1" "$case" edge "$res"
+		res=$(wrk_measure "r$1-$mix-uncached" "$uncached_url" "$paths" 1 "$token" "$uncached_pid")
+		record "$1" "$case" edge-uncached "$res"
+		res=$(pgbench_measure "r$1-$mix" "${mix}_args")
+		record "$1" "$case" pgbench "$res"
+	done
+	paths=$work/longtail/paths.txt
+	res=$(conns=1 BENCH_METRICS=$edge_url/metrics wrk_measure "r$1-longtail-c1-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
+	record "$1" longtail-c1 edge "$res"
+	res=$(conns=1 wrk_measure "r$1-longtail-c1-uncached" "$uncached_url" "$paths" 1 "$token" "$uncached_pid")
+	record "$1" longtail-c1 edge-uncached "$res"
 }
 
 # swap_runs changes one class, runs the builder, and measures the time from the new pointer

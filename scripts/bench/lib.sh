@@ -74,15 +74,18 @@ kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -n 1; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # wrk_measure LABEL URL PATHS GZIP TOKEN [PID]: a warm-up, then one timed wrk run pinned to
-# core 1 through scripts/bench/paths.lua. Prints "rps p50_us p99_us errors cpu_percent",
-# where cpu_percent is the share of one core that process PID (the server) used during the
-# timed run ("-" without PID): near 100 the server was the bottleneck, well below it the
-# load generator was.
+# core 1 through scripts/bench/paths.lua. Prints "rps p50_us p99_us errors cpu_percent hits
+# qps", where cpu_percent is the share of one core that process PID (the server) used during
+# the timed run ("-" without PID): near 100 the server was the bottleneck, well below it the
+# load generator was. When BENCH_METRICS is the URL of an edge's /metrics, hits is the share
+# (percent) of the timed run's searches that its search cache answered and qps the queries
+# per second it ran (misses and refreshes ahead of expiry); otherwise both are "-".
 wrk_measure() {
-	local label=$1 url=$2 paths=$3 gzip=$4 token=$5 pid=${6:-} out line errs k t0 t1 c0 c1 cpu=-
+	local label=$1 url=$2 paths=$3 gzip=$4 token=$5 pid=${6:-} out line errs k t0 t1 c0 c1 cpu=- m0 m1 cache="- -"
 	out="$work/wrk-$label.txt"
 	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
 		wrk -t 1 -c "$conns" -d "${warmup}s" --timeout 5s -s scripts/bench/paths.lua "$url" >/dev/null
+	[ -n "${BENCH_METRICS:-}" ] && m0=$(search_cache_counts)
 	[ -n "$pid" ] && c0=$(cpu_ticks "$pid") && t0=$(now)
 	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
 		wrk -t 1 -c "$conns" -d "${duration}s" --timeout 5s -s scripts/bench/paths.lua "$url" >"$out"
@@ -90,36 +93,55 @@ wrk_measure() {
 		c1=$(cpu_ticks "$pid") && t1=$(now)
 		cpu=$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v t="$(elapsed "$t0" "$t1")" 'BEGIN { printf "%.0f", 100 * c / hz / t }')
 	fi
+	if [ -n "${BENCH_METRICS:-}" ]; then
+		m1=$(search_cache_counts)
+		cache=$(awk -v a="$m0" -v b="$m1" -v t="$duration" 'BEGIN {
+			split(a, x, " "); split(b, y, " ")
+			hit = y[1] - x[1]; miss = y[2] - x[2]; shared = y[3] - x[3]; refresh = y[4] - x[4]
+			n = hit + miss + shared
+			printf "%.1f %.1f", (n > 0 ? 100 * hit / n : 0), (miss + refresh) / t }')
+	fi
 	line=$(grep '^BENCH ' "$out") || die "wrk printed no result for $label (see $out)"
 	errs=0
 	for k in err_connect err_read err_write err_status err_timeout; do
 		errs=$((errs + $(kv "$k" "$line")))
 	done
-	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs $cpu"
+	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs $cpu $cache"
 }
 
-# pgbench_measure LABEL: the search mix run by pgbench pinned to core 1, with as many clients
+# search_cache_counts prints the search cache's counters of the edge at BENCH_METRICS: "hit
+# miss shared refresh" (catalogue_edge_search_cache_requests_total by result).
+search_cache_counts() {
+	curl -fsS "$BENCH_METRICS" | awk '
+		/^catalogue_edge_search_cache_requests_total\{/ {
+			match($0, /result="[a-z]+"/); r = substr($0, RSTART + 8, RLENGTH - 9); n[r] = $NF }
+		END { printf "%d %d %d %d\n", n["hit"], n["miss"], n["shared"], n["refresh"] }'
+}
+
+# pgbench_measure LABEL ARGS: a search mix run by pgbench pinned to core 1 (ARGS names the
+# array of its pgbench arguments, written by scripts/bench/searchmix), with as many clients
 # as wrk has connections, prepared statements and one script file per search (drawn with
 # equal weight). Latency percentiles come from the per-transaction log (--log: one line per
 # transaction, its latency in microseconds in the third field), so p50 and p99 are exact
 # over every transaction of the timed run, measured like wrk's: from sending the query to
-# receiving the whole result, per client. Prints "tps p50_us p99_us failed -".
+# receiving the whole result, per client. Prints "tps p50_us p99_us failed - - -".
 # The sessions get plan_cache_mode=force_custom_plan, as the edge's pool sets it
 # (cmd/edge/run.go), so that both plan each search for its actual filters.
 pgbench_measure() {
 	local label=$1 out logs tps failed
+	local -n args=$2
 	local -x PGOPTIONS="-c plan_cache_mode=force_custom_plan"
 	out="$work/pgbench-$label.txt"
 	logs="$work/pgbench-$label"
 	rm -rf "$logs" && mkdir -p "$logs"
-	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$warmup" "${search_args[@]}" "$db" >"$out" 2>&1 ||
+	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$warmup" "${args[@]}" "$db" >"$out" 2>&1 ||
 		die "pgbench warm-up failed (see $out)"
 	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$duration" --log --log-prefix="$logs/tx" \
-		"${search_args[@]}" "$db" >"$out" 2>&1 || die "pgbench failed (see $out)"
+		"${args[@]}" "$db" >"$out" 2>&1 || die "pgbench failed (see $out)"
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$out")
 	[ -n "$tps" ] || die "pgbench printed no tps (see $out)"
 	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
-	echo "$tps $(cat "$logs"/tx.* | awk '{ print $3 }' | sort -n | percentiles) ${failed:-0} -"
+	echo "$tps $(cat "$logs"/tx.* | awk '{ print $3 }' | sort -n | percentiles) ${failed:-0} - - -"
 }
 
 # percentiles reads sorted numbers, one a line, and prints the 50th and 99th percentiles

@@ -1,17 +1,26 @@
-// Command searchmix writes the class-search mix of make bench twice: as request paths for
-// wrk (through the edge) and as pgbench scripts running the edge's own search SQL
+// Command searchmix writes a class-search mix of make bench twice: as request paths for wrk
+// (through the edge) and as pgbench scripts running the edge's own search SQL
 // (templates/search.sql) with the same parameters, so that the two sides do the same work.
 //
-//	searchmix -out DIR [-cases 100] [-base /api/v2]
+//	searchmix -out DIR [-mix standard|longtail] [-cases N] [-base /api/v2]
 //
-// The mix is drawn with a fixed seed from the seeded data: name fragments of public courses,
-// start/end/date filters where upcoming classes are, pages 1-5, and per-course searches. It
-// writes DIR/paths.txt (one path a line), DIR/case-NNN.sql (one pgbench script per search)
-// and DIR/pgbench.args (the pgbench arguments, one a line: -f FILE@1 for each script, and -D
-// NAME=VALUE for each parameter). Parameters stay bound parameters in pgbench (-M prepared
-// turns each :variable into one), as they are in the edge, so both get the same plans; an
-// absent filter, which pgbench variables cannot hold (they have no NULL), is written into the
-// script as NULL.
+// Two mixes are drawn with a fixed seed from the seeded data:
+//   - standard (100 searches by default): what a catalogue's own pages repeat: name fragments
+//     of public courses, start/end/date filters where upcoming classes are, pages 1-5, and
+//     per-course searches; a page past the last is moved to the first.
+//   - longtail (1,000 by default): what a search box sends, every search different: a
+//     substring of 1 to 8 characters of a public course's name or, one time in ten, one
+//     course's classes; half of them with a start, end or date filter; pages 1 to 5; limits
+//     10, 25 and 50. Pages past the last stay, as visitors ask for them.
+//
+// It writes DIR/paths.txt (one path a line), DIR/script-NNN.sql (pgbench scripts, each
+// choosing one of its searches at random: pgbench takes at most 128 scripts) and
+// DIR/pgbench.args (the pgbench arguments, one a line: -f FILE@W for each script, weighted
+// by its number of searches so that every search is equally likely, and -D NAME=VALUE for
+// each parameter). Parameters stay bound parameters in pgbench (-M prepared turns each
+// :variable into one), as they are in the edge, so both get the same plans; an absent filter,
+// which pgbench variables cannot hold (they have no NULL), is written into the script as
+// NULL.
 //
 // The database and "today" come from the usual configuration (CATALOGUE_DATABASE_URL,
 // CATALOGUE_TIMEZONE).
@@ -25,8 +34,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,13 +59,17 @@ func main() {
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("searchmix", flag.ContinueOnError)
 	out := fs.String("out", "", "folder to write the mix to")
-	n := fs.Int("cases", 100, "number of searches in the mix")
+	mix := fs.String("mix", "standard", "which mix: standard or longtail")
+	n := fs.Int("cases", 0, "number of searches in the mix (default: 100 standard, 1,000 longtail)")
 	base := fs.String("base", "/api/v2", "base path the edge serves under")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *out == "" || *n < 1 {
-		return errors.New("-out is required and -cases must be at least 1")
+	if *out == "" || *n < 0 || *mix != "standard" && *mix != "longtail" {
+		return errors.New("-out is required, -mix is standard or longtail, -cases is at least 1")
+	}
+	if *n == 0 {
+		*n = map[string]int{"standard": 100, "longtail": 1000}[*mix]
 	}
 	cfg, err := config.Load("", nil)
 	if err != nil {
@@ -75,35 +86,42 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	searchSQL := templates.MustDefault().SQL(templates.Search)
-	r := rand.New(rand.NewPCG(1, 1))
-	cases := make([]search, *n)
-	for i := range cases {
-		if cases[i], err = d.drawHit(ctx, conn, searchSQL, r); err != nil {
-			return err
-		}
+	var cases []search
+	if *mix == "longtail" {
+		cases, err = d.drawLongTail(rand.New(rand.NewPCG(15, 15)), *n)
+	} else {
+		cases, err = d.drawStandard(ctx, conn, searchSQL, rand.New(rand.NewPCG(1, 1)), *n)
+	}
+	if err != nil {
+		return err
 	}
 	return write(*out, *base, searchSQL, today, cases)
 }
 
-// drawHit draws a search and runs it once. A page past the last is moved to the first: on
-// an empty page the edge runs a second query (templates/count.sql) for the total, which
-// pgbench would not, and the mix must be the same work on both sides.
-func (d *data) drawHit(ctx context.Context, conn *pgx.Conn, searchSQL string, r *rand.Rand) (search, error) {
-	s := d.draw(r)
-	for {
-		rows, _ := conn.Query(ctx, searchSQL, s.sqlArgs(d.today)...)
-		n := 0
-		for rows.Next() {
-			n++
+// drawStandard draws the standard mix: n searches, each run once. A page past the last is
+// moved to the first: on an empty page the edge runs a second query (templates/count.sql)
+// for the total, which pgbench would not, and the mix must be the same work on both sides.
+func (d *data) drawStandard(ctx context.Context, conn *pgx.Conn, searchSQL string, r *rand.Rand, n int) ([]search, error) {
+	cases := make([]search, n)
+	for i := range cases {
+		s := d.draw(r)
+		for {
+			rows, _ := conn.Query(ctx, searchSQL, s.sqlArgs(d.today)...)
+			n := 0
+			for rows.Next() {
+				n++
+			}
+			if err := rows.Err(); err != nil {
+				return nil, fmt.Errorf("run templates/search.sql for %s: %w", s.path(""), err)
+			}
+			if n > 0 || s.Page == 1 {
+				break
+			}
+			s.Page = 1
 		}
-		if err := rows.Err(); err != nil {
-			return s, fmt.Errorf("run templates/search.sql for %s: %w", s.path(""), err)
-		}
-		if n > 0 || s.Page == 1 {
-			return s, nil
-		}
-		s.Page = 1
+		cases[i] = s
 	}
+	return cases, nil
 }
 
 // course is a public course the mix can search by name or by id.
@@ -143,96 +161,4 @@ func readData(ctx context.Context, conn *pgx.Conn, today time.Time) (*data, erro
 	d.first, d.last = first.UTC(), last.UTC()
 	d.upcomingDays = int(d.last.Sub(d.first).Hours()/24) + 1
 	return d, nil
-}
-
-// draw returns one search. The weights say what a catalogue's search boxes and calendars
-// send most: name fragments, the plain upcoming list paged, date filters, a course's classes.
-func (d *data) draw(r *rand.Rand) search {
-	day := func(within int) time.Time { return d.first.AddDate(0, 0, r.IntN(max(1, within))) }
-	s := search{Page: 1}
-	switch k := r.IntN(20); {
-	case k < 4: // the upcoming list, paged
-		s.Page = 1 + r.IntN(5)
-	case k < 9: // a name fragment
-		s.Search = d.fragment(r)
-		s.Page = 1 + r.IntN(2)
-	case k < 12: // starting on or after a date
-		s.Start = day(d.upcomingDays / 2)
-		s.Page = 1 + r.IntN(5)
-	case k < 14: // running on a date
-		s.Date = day(d.upcomingDays)
-	case k < 16: // starting within a month
-		s.Start = day(d.upcomingDays)
-		s.End = s.Start.AddDate(0, 1, 0)
-		s.Page = 1 + r.IntN(3)
-	case k < 19: // one course's classes
-		s.CourseID = d.courses[r.IntN(len(d.courses))].id
-		s.Page = 1 + r.IntN(2)
-	default: // a name fragment from a date
-		s.Search = d.fragment(r)
-		s.Start = day(d.upcomingDays / 2)
-	}
-	if r.IntN(10) == 0 {
-		s.Limit = 50
-	}
-	return s
-}
-
-// fragment returns what someone types into a search box: mostly the start of a word of a
-// course name, sometimes a piece from its middle, 3 to 6 letters, lower case.
-func (d *data) fragment(r *rand.Rand) string {
-	for range 100 {
-		words := strings.FieldsFunc(d.courses[r.IntN(len(d.courses))].name, func(c rune) bool {
-			return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z')
-		})
-		if len(words) == 0 {
-			continue
-		}
-		w := strings.ToLower(words[r.IntN(len(words))])
-		if len(w) < 3 {
-			continue
-		}
-		n := min(len(w), 3+r.IntN(4))
-		at := 0
-		if r.IntN(10) < 3 {
-			at = r.IntN(len(w) - n + 1)
-		}
-		return w[at : at+n]
-	}
-	return strings.ToLower(d.courses[0].name)
-}
-
-func write(dir, base, searchSQL string, today time.Time, cases []search) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	body, nparams, err := scriptBody(searchSQL)
-	if err != nil {
-		return err
-	}
-	var paths, pgArgs []string
-	for i, s := range cases {
-		paths = append(paths, s.path(base))
-		args := s.sqlArgs(today)
-		if len(args) != nparams {
-			return fmt.Errorf("templates/search.sql takes %d arguments but the mix passes %d: update sqlArgs in scripts/bench/searchmix", nparams, len(args))
-		}
-		script, defs := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), args)
-		file := filepath.Join(dir, fmt.Sprintf("case-%03d.sql", i+1))
-		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
-			return fmt.Errorf("write pgbench script: %w", err)
-		}
-		pgArgs = append(pgArgs, "-f", file+"@1")
-		for _, def := range defs {
-			pgArgs = append(pgArgs, "-D", def)
-		}
-	}
-	files := map[string][]string{"paths.txt": paths, "pgbench.args": pgArgs}
-	for name, lines := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-	}
-	fmt.Printf("searchmix: %d searches written to %s\n", len(cases), dir)
-	return nil
 }
