@@ -2,6 +2,7 @@ package templates_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,4 +74,69 @@ func classIndexes(t *testing.T, dbURL string) []string {
 		t.Fatalf("list the indexes of classes: %v", err)
 	}
 	return defs
+}
+
+// beforeStudents puts a migrated database back to the schema before signed-in students:
+// registrations without test_date and its index.
+const beforeStudents = `
+DROP INDEX registrations_student_idx;
+ALTER TABLE registrations DROP COLUMN test_date;
+INSERT INTO courses (id, name, type) VALUES (1, 'Welding', 'Blended');
+INSERT INTO classes (id, course_id, start_date, end_date, cost) VALUES (10, 1, '2027-01-10', '2027-01-12', 100);
+INSERT INTO registrations (id, class_id, student_id) VALUES (100, 10, 7);
+`
+
+// TestSchemaStudentColumn checks that builder migrate gives registrations test_date (a
+// nullable date, D32) and the student index, on a new database and on one migrated before
+// they existed, keeping its rows, and that applying it again changes nothing.
+func TestSchemaStudentColumn(t *testing.T) {
+	schema := templates.MustDefault().SQL(templates.Schema)
+	want := []string{
+		"column test_date date YES",
+		"CREATE INDEX registrations_student_idx ON public.registrations USING btree (student_id, class_id, id) INCLUDE (test_date) WHERE (student_id IS NOT NULL)",
+	}
+	tests := []struct {
+		name  string
+		steps []string
+		rows  int
+	}{
+		{"new database", []string{schema, schema}, 0},
+		{"migrated before test_date", []string{schema, beforeStudents, schema, schema}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := buildertest.NewDatabase(t)
+			for _, s := range tt.steps {
+				buildertest.Exec(t, db, s)
+			}
+			got := queryStrings(t, db, `
+				SELECT 'column ' || column_name || ' ' || data_type || ' ' || is_nullable
+				FROM information_schema.columns WHERE table_name = 'registrations' AND column_name = 'test_date'
+				UNION ALL
+				SELECT indexdef FROM pg_indexes WHERE indexname = 'registrations_student_idx'
+				UNION ALL
+				SELECT 'rows ' || count(*) FROM registrations`)
+			want := append(want[:len(want):len(want)], fmt.Sprintf("rows %d", tt.rows))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("registrations after migrate (%s) mismatch (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+}
+
+// queryStrings returns the one text column of every row of q.
+func queryStrings(t *testing.T, dbURL, q string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, q)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	return got
 }

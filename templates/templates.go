@@ -26,6 +26,7 @@ const (
 	Search     = "search.sql"     // one page of the class search with the total
 	Count      = "count.sql"      // the total of the class search alone (page past the last)
 	Tokens     = "tokens.sql"     // hashes of the active API tokens
+	Student    = "student.sql"    // a signed-in student's registration_id and prev_reg_test_date (D32)
 )
 
 // Names of the templates of the admin commands (builder token, builder seed). They work on

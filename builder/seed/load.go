@@ -54,7 +54,7 @@ func load(ctx context.Context, tx pgx.Tx, o Options) (Stats, error) {
 		{&s.Classes, "classes", []string{"id", "course_id", "room_id", "start_date", "end_date", "schedule",
 			"cost", "seat_limit", "down_payment", "is_public"},
 			pgx.CopyFromSlice(len(classes), func(i int) ([]any, error) { return classes[i].row(), nil })},
-		{&s.Registrations, "registrations", []string{"id", "class_id", "student_id", "created_at"},
+		{&s.Registrations, "registrations", []string{"id", "class_id", "student_id", "created_at", "test_date"},
 			pgx.CopyFromFunc(regs.row)},
 	}
 	for _, st := range steps {

@@ -44,7 +44,8 @@ func newRegistrations(r *rand.Rand, n int, classes []class, today time.Time) *re
 	return g
 }
 
-// row returns the next row (id, class_id, student_id, created_at), or nil after the last.
+// row returns the next row (id, class_id, student_id, created_at, test_date), or nil after
+// the last.
 func (g *registrations) row() ([]any, error) {
 	if g.next == g.n {
 		return nil, nil
@@ -70,5 +71,21 @@ func (g *registrations) row() ([]any, error) {
 		base = g.today
 	}
 	created := base.Add(-time.Duration(1+g.r.IntN(120*24*3600)) * time.Second)
-	return []any{int64(g.next), c.id, student, created}, nil
+	return []any{int64(g.next), c.id, student, created, testDate(int64(g.next), c, student != nil, g.today)}, nil
+}
+
+// testDate is the date of the test attached to a registration (D32), or nil: a student's
+// registration in a class that ended before today has one in about 60% of cases, 1 to 30
+// days after the class ended. It is drawn from the registration id, not from the generator,
+// so that every other column is what it was before test dates existed.
+func testDate(id int64, c class, hasStudent bool, today time.Time) any {
+	if !hasStudent || !c.end.Before(today) {
+		return nil
+	}
+	h := uint64(id) * 0x9e3779b97f4a7c15 // Fibonacci hashing spreads consecutive ids
+	h ^= h >> 31
+	if h%100 >= 60 {
+		return nil
+	}
+	return c.end.AddDate(0, 0, 1+int((h>>8)%30))
 }

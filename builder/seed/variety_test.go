@@ -38,6 +38,10 @@ func TestSeedVariety(t *testing.T) {
 		UNION ALL SELECT 'full class', EXISTS (SELECT 1 FROM classes c WHERE seat_limit <= (SELECT count(*) FROM registrations WHERE class_id = c.id))
 		UNION ALL SELECT 'capped class with seats left', EXISTS (SELECT 1 FROM classes c WHERE seat_limit > (SELECT count(*) FROM registrations WHERE class_id = c.id))
 		UNION ALL SELECT 'registrations before today', NOT EXISTS (SELECT 1 FROM registrations WHERE created_at >= $1)
+		UNION ALL SELECT 'registration with a test date', EXISTS (SELECT 1 FROM registrations WHERE test_date IS NOT NULL)
+		UNION ALL SELECT 'registration of a past class without a test date', EXISTS (SELECT 1 FROM registrations r JOIN classes c ON c.id = r.class_id WHERE r.student_id IS NOT NULL AND c.end_date < $1 AND r.test_date IS NULL)
+		UNION ALL SELECT 'test dates 1..30 days after the class, with a student', NOT EXISTS (SELECT 1 FROM registrations r JOIN classes c ON c.id = r.class_id WHERE r.test_date IS NOT NULL AND (r.student_id IS NULL OR r.test_date NOT BETWEEN c.end_date + 1 AND c.end_date + 30))
+		UNION ALL SELECT 'a student with test dates in two classes of one course', EXISTS (SELECT 1 FROM registrations r JOIN classes c ON c.id = r.class_id WHERE r.test_date IS NOT NULL GROUP BY r.student_id, c.course_id HAVING count(DISTINCT r.class_id) > 1)
 		UNION ALL SELECT 'location with all fields', EXISTS (SELECT 1 FROM locations WHERE name <> '' AND city <> '' AND state <> '' AND zip <> '' AND country <> '')`,
 		today)
 	if err != nil {
