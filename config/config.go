@@ -81,7 +81,30 @@ type Edge struct {
 	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
 	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	// JWT configures the signed-in students' tokens (D30, D31).
+	JWT JWT `mapstructure:"jwt"`
 }
+
+// JWT configures verification of students' JWTs (D30, D31): off unless HMACSecret or
+// JWKSURL is set.
+type JWT struct {
+	HMACSecret   string        `mapstructure:"hmac_secret"`   // HS256 shared secret
+	JWKSURL      string        `mapstructure:"jwks_url"`      // RS256, ES256, EdDSA keys
+	Issuer       string        `mapstructure:"issuer"`        // iss must equal it when set
+	Audience     string        `mapstructure:"audience"`      // aud must hold it when set
+	Leeway       time.Duration `mapstructure:"leeway"`        // clock skew allowed on exp, nbf, iat
+	StudentClaim string        `mapstructure:"student_claim"` // the claim naming the student
+}
+
+// Enabled reports whether JWTs are accepted at all (D30).
+func (j JWT) Enabled() bool { return j.HMACSecret != "" || j.JWKSURL != "" }
+
+// minHMACSecret is the shortest HS256 secret accepted: RFC 7518 section 3.2 requires a key of
+// at least the hash's size, 256 bits.
+const minHMACSecret = 32
+
+// maxLeeway bounds edge.jwt.leeway: clock skew is seconds; more would keep expired tokens alive.
+const maxLeeway = 5 * time.Minute
 
 // Default returns the configuration used when nothing else is set.
 func Default() Config {
@@ -98,6 +121,7 @@ func Default() Config {
 			CacheMaxAge:   60 * time.Second,
 			SearchTimeout: 2 * time.Second,
 			SearchCache:   5 * time.Second,
+			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub"},
 		},
 	}
 }
@@ -129,6 +153,13 @@ func defaults() map[string]any {
 		"edge.search_timeout":   d.Edge.SearchTimeout,
 		"edge.search_cache":     d.Edge.SearchCache,
 		"edge.trusted_proxies":  d.Edge.TrustedProxies,
+		// Signed-in students (D30, D31).
+		"edge.jwt.hmac_secret":   d.Edge.JWT.HMACSecret,
+		"edge.jwt.jwks_url":      d.Edge.JWT.JWKSURL,
+		"edge.jwt.issuer":        d.Edge.JWT.Issuer,
+		"edge.jwt.audience":      d.Edge.JWT.Audience,
+		"edge.jwt.leeway":        d.Edge.JWT.Leeway,
+		"edge.jwt.student_claim": d.Edge.JWT.StudentClaim,
 	}
 }
 
@@ -141,6 +172,8 @@ func Keys() []string {
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
 		"edge.search_timeout", "edge.search_cache", "edge.trusted_proxies",
+		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
+		"edge.jwt.leeway", "edge.jwt.student_claim",
 	}
 }
 
@@ -272,7 +305,50 @@ func (e Edge) validate() []error {
 	if e.SearchCache < 0 {
 		bad("edge.search_cache", "must not be negative (0 disables the cache)", e.SearchCache)
 	}
+	return append(errs, e.JWT.validate()...)
+}
+
+func (j JWT) validate() []error {
+	var errs []error
+	bad := func(key, why string, got any) {
+		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
+	}
+	if j.HMACSecret != "" && len(j.HMACSecret) < minHMACSecret {
+		// The secret itself is never shown, only its length.
+		bad("edge.jwt.hmac_secret", fmt.Sprintf("must be at least %d bytes (RFC 7518: as long as the SHA-256 hash)", minHMACSecret),
+			fmt.Sprintf("%d bytes", len(j.HMACSecret)))
+	}
+	if j.JWKSURL != "" && !validJWKSURL(j.JWKSURL) {
+		bad("edge.jwt.jwks_url", "must be an https:// URL (http:// only to localhost)", fmt.Sprintf("%q", j.JWKSURL))
+	}
+	if j.Leeway < 0 || j.Leeway > maxLeeway {
+		bad("edge.jwt.leeway", "must be between 0s and "+maxLeeway.String(), j.Leeway)
+	}
+	if strings.TrimSpace(j.StudentClaim) == "" {
+		bad("edge.jwt.student_claim", "must name a claim, such as sub", `""`)
+	}
 	return errs
+}
+
+// validJWKSURL accepts https URLs, and http ones to the local machine only: keys fetched in
+// the clear could be replaced on the way by anyone able to sign tokens with their own.
+func validJWKSURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := u.Hostname()
+		if h == "localhost" {
+			return true
+		}
+		ip, err := netip.ParseAddr(h)
+		return err == nil && ip.IsLoopback()
+	}
+	return false
 }
 
 // splitList splits the one comma-separated string an environment variable gives.
@@ -304,10 +380,14 @@ func validateStoreURL(s string) error {
 
 // Redacted returns a copy safe to log: passwords in the database URLs (libpq's URL form with
 // a password in its user info or its query, and its key=value form) and any user info in
-// store.endpoint are replaced; a value that cannot be parsed is replaced whole.
+// store.endpoint are replaced; a value that cannot be parsed is replaced whole. The JWT
+// secret is replaced too.
 func (c Config) Redacted() Config {
 	c.Database.URL = redactConnString(c.Database.URL)
 	c.Replica.URL = redactConnString(c.Replica.URL)
+	if c.Edge.JWT.HMACSecret != "" {
+		c.Edge.JWT.HMACSecret = hidden
+	}
 	if u, err := url.Parse(c.Store.Endpoint); err != nil {
 		c.Store.Endpoint = hidden
 	} else if u.User != nil {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func TestLoadDefaults(t *testing.T) {
 		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5, CollectGrace: time.Hour},
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: 5 * time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
-			SearchCache: 5 * time.Second},
+			SearchCache: 5 * time.Second, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -100,6 +101,17 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "-1s", "edge.cache_max_age: must not be negative"},
 		{"CATALOGUE_EDGE_SEARCH_CACHE", "-1s", "edge.search_cache: must not be negative (0 disables the cache) (got -1s)"},
 		{"CATALOGUE_EDGE_SEARCH_CACHE", "soon", "edge.search_cache"},
+		{"CATALOGUE_EDGE_JWT_HMAC_SECRET", "short-secret", "edge.jwt.hmac_secret: must be at least 32 bytes (RFC 7518: as long as the SHA-256 hash) (got 12 bytes)"},
+		{"CATALOGUE_EDGE_JWT_HMAC_SECRET", strings.Repeat("s", 32), ""},
+		{"CATALOGUE_EDGE_JWT_JWKS_URL", "http://idp.example/jwks.json", `edge.jwt.jwks_url: must be an https:// URL (http:// only to localhost) (got "http://idp.example/jwks.json")`},
+		{"CATALOGUE_EDGE_JWT_JWKS_URL", "idp.example/jwks.json", "edge.jwt.jwks_url: must be an https:// URL"},
+		{"CATALOGUE_EDGE_JWT_JWKS_URL", "https://idp.example/.well-known/jwks.json", ""},
+		{"CATALOGUE_EDGE_JWT_JWKS_URL", "http://127.0.0.1:8081/jwks.json", ""},
+		{"CATALOGUE_EDGE_JWT_JWKS_URL", "http://localhost/jwks.json", ""},
+		{"CATALOGUE_EDGE_JWT_LEEWAY", "-1s", "edge.jwt.leeway: must be between 0s and 5m0s (got -1s)"},
+		{"CATALOGUE_EDGE_JWT_LEEWAY", "1h", "edge.jwt.leeway: must be between 0s and 5m0s (got 1h0m0s)"},
+		{"CATALOGUE_EDGE_JWT_LEEWAY", "0s", ""},
+		{"CATALOGUE_EDGE_JWT_STUDENT_CLAIM", " ", `edge.jwt.student_claim: must name a claim, such as sub (got "")`},
 		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
 	}
 	for _, tt := range tests {
@@ -159,9 +171,10 @@ func TestEnvNameAndRedacted(t *testing.T) {
 		t.Errorf("EnvName = %q, want %q", got, want)
 	}
 	c := Config{Database: Database{URL: "postgres://u:hunter2@h/db"}, Replica: Replica{URL: "postgres://h/db"}}
+	c.Edge.JWT = JWT{HMACSecret: "hunter3-hunter3-hunter3-hunter3-hunter3", JWKSURL: "https://idp.example/jwks.json"}
 	r := c.Redacted()
-	if strings.Contains(r.Database.URL, "hunter2") || r.Replica.URL != "postgres://h/db" {
-		t.Errorf("Redacted = %+v, want the password hidden and other URLs unchanged", r)
+	if strings.Contains(fmt.Sprintf("%+v", r), "hunter") || r.Replica.URL != "postgres://h/db" || r.Edge.JWT.JWKSURL != c.Edge.JWT.JWKSURL {
+		t.Errorf("Redacted = %+v, want the password and the JWT secret hidden, other values unchanged", r)
 	}
 }
 
