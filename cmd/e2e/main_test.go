@@ -59,6 +59,7 @@ func TestEdge(t *testing.T) {
 				{"auth", f.testAuth},
 				{"http", f.testHTTP},
 				{"conditional", f.testConditional},
+				{"generated client", f.testGeneratedClient},
 				{"gzip", f.testGzip},
 				{"unversioned", f.testUnversioned},
 				{"not ready", f.testNotReady},
