@@ -57,6 +57,10 @@ CREATE TABLE IF NOT EXISTS api_tokens (
     revoked_at TIMESTAMPTZ NULL
 );
 
+-- A token's own limit per rolling minute (D23); null: edge.rate_limit. Added after the table
+-- first shipped, so databases migrated before get it here.
+ALTER TABLE api_tokens ADD COLUMN IF NOT EXISTS rate_limit INTEGER NULL CHECK (rate_limit > 0);
+
 -- The live search (search.sql, count.sql) reads public classes through three partial indexes,
 -- from the index alone wherever the visibility map marks the table's pages all-visible:
 -- * its pages walk public classes in (start_date, id) order (D12), checking the course and

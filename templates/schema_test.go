@@ -140,3 +140,29 @@ func queryStrings(t *testing.T, dbURL, q string) []string {
 	}
 	return got
 }
+
+// TestSchemaAddsTokenRateLimit: a database migrated before api_tokens.rate_limit existed
+// gets the column (null for its tokens, positive values only), and migrating again changes
+// nothing.
+func TestSchemaAddsTokenRateLimit(t *testing.T) {
+	schema := templates.MustDefault().SQL(templates.Schema)
+	db := buildertest.NewDatabase(t)
+	buildertest.Exec(t, db, schema+`
+ALTER TABLE api_tokens DROP COLUMN rate_limit;
+INSERT INTO api_tokens (name, token_hash) VALUES ('older', '\x01');`)
+	buildertest.Exec(t, db, schema)
+	buildertest.Exec(t, db, schema)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var limit *int
+	if err := conn.QueryRow(ctx, `SELECT rate_limit FROM api_tokens WHERE name = 'older'`).Scan(&limit); err != nil || limit != nil {
+		t.Errorf("rate_limit of a token from before = %v, %v; want null", limit, err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE api_tokens SET rate_limit = 0`); err == nil {
+		t.Errorf("rate_limit 0 was accepted, want the check to refuse it")
+	}
+}

@@ -36,6 +36,7 @@ const (
 	TokenCreate   = "token_create.sql"    // stores a token's hash, returns its id
 	TokenList     = "token_list.sql"      // every token without its hash
 	TokenRevoke   = "token_revoke.sql"    // revokes one token, says whether it existed
+	TokenSetLimit = "token_set_limit.sql" // sets one token's rate limit, returns its id if it exists
 	SeedOccupied  = "seed_occupied.sql"   // which reference tables already hold rows
 	SeedReset     = "seed_reset.sql"      // empties the reference tables (not api_tokens)
 	SeedFKDrop    = "seed_fk_drop.sql"    // drops the seeded tables' foreign keys for the COPY

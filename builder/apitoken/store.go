@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -13,17 +14,19 @@ import (
 	"github.com/trainingco/catalogue/templates"
 )
 
-// Errors of Create and Revoke, for callers that tell them apart with errors.Is.
+// Errors of Create, Revoke and SetLimit, for callers that tell them apart with errors.Is.
 var (
 	ErrEmptyName      = errors.New("token name must not be empty")
 	ErrNotFound       = errors.New("no token with that id")
 	ErrAlreadyRevoked = errors.New("token is already revoked")
+	ErrBadLimit       = errors.New("rate limit must be a positive number of requests per minute")
 )
 
 // Info describes a stored token. The token itself is never stored, so it is not here.
 type Info struct {
 	ID        int64
 	Name      string
+	RateLimit *int // requests per rolling minute; nil: edge.rate_limit
 	CreatedAt time.Time
 	RevokedAt *time.Time // nil while the token is active
 }
@@ -37,20 +40,61 @@ func sql(name string) string {
 }
 
 // Create issues a token for the application called name and stores its hash. The returned
-// token is the only copy: it cannot be recovered later.
+// token is the only copy: it cannot be recovered later. Its requests are limited at
+// edge.rate_limit.
 func Create(ctx context.Context, conn *pgx.Conn, name string) (id int64, token string, err error) {
+	return CreateWithLimit(ctx, conn, name, 0)
+}
+
+// CreateWithLimit is Create with the token's own limit: limit requests in any rolling
+// minute, or edge.rate_limit when limit is 0. A negative limit is ErrBadLimit.
+func CreateWithLimit(ctx context.Context, conn *pgx.Conn, name string, limit int) (id int64, token string, err error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return 0, "", ErrEmptyName
+	}
+	stored, err := storedLimit(limit)
+	if err != nil {
+		return 0, "", err
 	}
 	token, err = New()
 	if err != nil {
 		return 0, "", fmt.Errorf("create token: %w", err)
 	}
-	if err := conn.QueryRow(ctx, sql(templates.TokenCreate), name, Hash(token)).Scan(&id); err != nil {
+	if err := conn.QueryRow(ctx, sql(templates.TokenCreate), name, Hash(token), stored).Scan(&id); err != nil {
 		return 0, "", fmt.Errorf("store token: %w", err)
 	}
 	return id, token, nil
+}
+
+// SetLimit sets the limit of the token with the given id to limit requests in any rolling
+// minute, or back to edge.rate_limit when limit is 0. Edges apply it when they next reload
+// the tokens (edge.token_refresh). It fails with ErrNotFound when there is no such token.
+func SetLimit(ctx context.Context, conn *pgx.Conn, id int64, limit int) error {
+	stored, err := storedLimit(limit)
+	if err != nil {
+		return err
+	}
+	err = conn.QueryRow(ctx, sql(templates.TokenSetLimit), id, stored).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("set the limit of token %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("set the limit of token %d: %w", id, err)
+	}
+	return nil
+}
+
+// storedLimit is the rate_limit column's value for limit: null for 0 (edge.rate_limit).
+func storedLimit(limit int) (*int32, error) {
+	switch {
+	case limit == 0:
+		return nil, nil
+	case limit < 0 || limit > math.MaxInt32:
+		return nil, fmt.Errorf("%w (got %d)", ErrBadLimit, limit)
+	}
+	l := int32(limit)
+	return &l, nil
 }
 
 // List returns every token, revoked ones included, oldest first.
@@ -61,7 +105,7 @@ func List(ctx context.Context, conn *pgx.Conn) ([]Info, error) {
 	}
 	infos, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Info, error) {
 		var i Info
-		err := row.Scan(&i.ID, &i.Name, &i.CreatedAt, &i.RevokedAt)
+		err := row.Scan(&i.ID, &i.Name, &i.RateLimit, &i.CreatedAt, &i.RevokedAt)
 		return i, err
 	})
 	if err != nil {

@@ -157,3 +157,46 @@ func TestActiveHashes(t *testing.T) {
 		t.Errorf("tokens.sql mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestLimits: a token is created with its own limit or none (edge.rate_limit), its limit can
+// be changed and cleared, and bad limits and unknown ids are refused without a change.
+func TestLimits(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t)
+	idA, _ := mustCreate(t, conn, "default")
+	idB, _, err := CreateWithLimit(ctx, conn, "partner", 600)
+	if err != nil {
+		t.Fatalf("CreateWithLimit(600): %v", err)
+	}
+	if _, _, err := CreateWithLimit(ctx, conn, "negative", -1); !errors.Is(err, ErrBadLimit) {
+		t.Errorf("CreateWithLimit(-1) error = %v, want ErrBadLimit", err)
+	}
+	steps := []struct {
+		id    int64
+		limit int
+		want  error
+	}{
+		{idA, 5, nil},
+		{idB, 0, nil}, // back to edge.rate_limit
+		{idA, -5, ErrBadLimit},
+		{idA, 1 << 31, ErrBadLimit},
+		{idB + 100, 7, ErrNotFound},
+	}
+	for _, s := range steps {
+		if err := SetLimit(ctx, conn, s.id, s.limit); !errors.Is(err, s.want) || (s.want == nil) != (err == nil) {
+			t.Errorf("SetLimit(%d, %d) error = %v, want %v", s.id, s.limit, err, s.want)
+		}
+	}
+	infos, err := List(ctx, conn)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	got := map[string]*int{}
+	for _, i := range infos {
+		got[i.Name] = i.RateLimit
+	}
+	five := 5
+	if diff := cmp.Diff(map[string]*int{"default": &five, "partner": nil}, got); diff != "" {
+		t.Errorf("limits after the steps mismatch (-want +got):\n%s", diff)
+	}
+}

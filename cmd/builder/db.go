@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -84,6 +85,7 @@ func cmdSeed(ctx context.Context, e *env, args []string) error {
 func tokenCreate(ctx context.Context, e *env, args []string) error {
 	fs, cf := newFlagSet(e, "token create", "database.url")
 	name := fs.String("name", "", "the application the token is issued to (required)")
+	limitFlag := fs.String("rate-limit", "", "the token's own limit: `N` requests in any rolling minute (default: edge.rate_limit)")
 	cfg, _, err := setup(fs, cf, args, 0, 0)
 	if err != nil {
 		return helpIsNoError(err)
@@ -91,18 +93,66 @@ func tokenCreate(ctx context.Context, e *env, args []string) error {
 	if *name == "" {
 		return usagef("token create: --name is required")
 	}
+	limit, err := parseLimit("token create: --rate-limit", *limitFlag)
+	if err != nil {
+		return err
+	}
 	conn, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	id, token, err := apitoken.Create(ctx, conn, *name)
+	id, token, err := apitoken.CreateWithLimit(ctx, conn, *name, limit)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "token %d issued to %q. It is shown only once, now: store it safely.\n", id, *name)
 	fmt.Fprintln(e.stdout, token)
 	return nil
+}
+
+// tokenSetLimit sets one token's limit, or puts it back to edge.rate_limit.
+func tokenSetLimit(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "token set-limit", "database.url")
+	cfg, pos, err := setup(fs, cf, args, 2, 2)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("token set-limit: ID must be a positive integer (got %q)", pos[0])
+	}
+	limit, err := parseLimit("token set-limit: N", pos[1])
+	if err != nil {
+		return err
+	}
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := apitoken.SetLimit(ctx, conn, id, limit); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("%d requests per rolling minute", limit)
+	if limit == 0 {
+		what = "edge.rate_limit"
+	}
+	fmt.Fprintf(e.stdout, "token %d is limited at %s; edges apply it within edge.token_refresh\n", id, what)
+	return nil
+}
+
+// parseLimit reads a token's limit as written on the command line: a positive number of
+// requests per rolling minute, or "default" (or nothing) for edge.rate_limit, which is 0.
+func parseLimit(what, s string) (int, error) {
+	if s == "" || s == "default" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > math.MaxInt32 {
+		return 0, usagef("%s must be a positive number of requests per rolling minute, or default (got %q)", what, s)
+	}
+	return n, nil
 }
 
 // tokenList lists the tokens; the tokens themselves are not stored, so never shown.
@@ -122,13 +172,17 @@ func tokenList(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tRATE LIMIT\tCREATED\tREVOKED")
 	for _, i := range infos {
 		revoked := "-"
 		if i.RevokedAt != nil {
 			revoked = i.RevokedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i.ID, i.Name, i.CreatedAt.UTC().Format(time.RFC3339), revoked)
+		limit := "default"
+		if i.RateLimit != nil {
+			limit = strconv.Itoa(*i.RateLimit) + "/min"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i.ID, i.Name, limit, i.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	return tw.Flush()
 }

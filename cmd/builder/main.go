@@ -57,9 +57,10 @@ func commands() []command {
 		{"serve", "", "build at start and then on builder.schedule until SIGTERM", cmdServe},
 		{"status", "", "show the current snapshot and the kept ones", cmdStatus},
 		{"rollback", "[SNAPSHOT]", "make a kept snapshot current (default: the one before the current)", cmdRollback},
-		{"token create", "--name NAME", "issue an API token; it is printed once, as the last line", tokenCreate},
-		{"token list", "", "list the API tokens (never the tokens themselves)", tokenList},
+		{"token create", "--name NAME [--rate-limit N]", "issue an API token; it is printed once, as the last line", tokenCreate},
+		{"token list", "", "list the API tokens with their limits (never the tokens themselves)", tokenList},
 		{"token revoke", "ID", "revoke an API token", tokenRevoke},
+		{"token set-limit", "ID N|default", "limit a token at N requests per rolling minute, or at edge.rate_limit", tokenSetLimit},
 		{"help", "", "show this help", nil},
 	}
 }
@@ -78,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if name == "token" {
 		if len(args) < 2 {
-			return usagef("token: missing subcommand: create, list or revoke")
+			return usagef("token: missing subcommand: create, list, revoke or set-limit")
 		}
 		name, args = "token "+args[1], args[1:]
 	}

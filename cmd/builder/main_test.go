@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
@@ -74,6 +76,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 			if list := mustRunCmd(t, append([]string{"token", "list"}, c...)...); strings.Contains(list, " -\n") {
 				t.Errorf("token list after revoke = %q, want a revocation time", list)
 			}
+			testTokenLimits(t, c)
 
 			first := summary.FindStringSubmatch(mustRunCmd(t, append([]string{"run"}, c...)...))
 			second := summary.FindStringSubmatch(mustRunCmd(t, append([]string{"run"}, c...)...))
@@ -137,6 +140,13 @@ func TestUsage(t *testing.T) {
 		{args: []string{"token"}, wantUsage: true, wantErr: "missing subcommand"},
 		{args: []string{"token", "revoke", "abc"}, wantUsage: true, wantErr: "positive integer"},
 		{args: []string{"token", "create"}, wantUsage: true, wantErr: "--name is required"},
+		{args: []string{"token", "create", "--name", "x", "--rate-limit", "0"}, wantUsage: true, wantErr: `--rate-limit must be a positive number of requests per rolling minute, or default (got "0")`},
+		{args: []string{"token", "create", "--name", "x", "--rate-limit", "ten"}, wantUsage: true, wantErr: `(got "ten")`},
+		{args: []string{"token", "set-limit", "1"}, wantUsage: true, wantErr: "wrong number of arguments"},
+		{args: []string{"token", "set-limit", "x", "5"}, wantUsage: true, wantErr: "ID must be a positive integer"},
+		{args: []string{"token", "set-limit", "1", "0"}, wantUsage: true, wantErr: `N must be a positive number of requests per rolling minute, or default (got "0")`},
+		{args: []string{"token", "set-limit", "1", "-5"}, wantUsage: true, wantErr: "-5"},
+		{args: []string{"token", "set-limit", "1", "99999999999"}, wantUsage: true, wantErr: "positive number"},
 		{args: []string{"run"}, wantErr: "database.url: must be set"},
 		{args: []string{"run", "--keep", "0", "--database-url", "postgres://x@127.0.0.1:1/x"}, wantErr: "builder.keep: must be >= 1"},
 	}
@@ -154,5 +164,47 @@ func TestUsage(t *testing.T) {
 		if tt.args != nil && tt.args[0] == "run" && out != "" {
 			t.Errorf("failed builder %q printed %q on stdout, want nothing", tt.args, out)
 		}
+	}
+}
+
+// testTokenLimits runs the token limit commands against the installation of c (whose token
+// 1 is revoked): create with a limit, list it, change it, clear it.
+func testTokenLimits(t *testing.T, c []string) {
+	t.Helper()
+	out := mustRunCmd(t, append([]string{"token", "create", "--name", "partner", "--rate-limit", "600"}, c...)...)
+	if !strings.HasPrefix(out, "token 2 issued") {
+		t.Fatalf("token create --rate-limit 600 printed %q, want token 2 issued", out)
+	}
+	limits := func() []string {
+		t.Helper()
+		var got []string
+		for _, line := range strings.Split(mustRunCmd(t, append([]string{"token", "list"}, c...)...), "\n")[1:] {
+			if f := strings.Fields(line); len(f) >= 3 {
+				got = append(got, f[0]+" "+f[1]+" "+f[2])
+			}
+		}
+		return got
+	}
+	if diff := cmp.Diff([]string{"1 kiosk default", "2 partner 600/min"}, limits()); diff != "" {
+		t.Errorf("token list after create --rate-limit mismatch (-want +got):\n%s", diff)
+	}
+	steps := []struct {
+		args []string
+		out  string
+		want []string
+	}{
+		{[]string{"1", "30"}, "token 1 is limited at 30 requests per rolling minute; edges apply it within edge.token_refresh\n", []string{"1 kiosk 30/min", "2 partner 600/min"}},
+		{[]string{"2", "default"}, "token 2 is limited at edge.rate_limit; edges apply it within edge.token_refresh\n", []string{"1 kiosk 30/min", "2 partner default"}},
+	}
+	for _, s := range steps {
+		if out := mustRunCmd(t, append(append([]string{"token", "set-limit"}, s.args...), c...)...); out != s.out {
+			t.Errorf("token set-limit %q printed %q, want %q", s.args, out, s.out)
+		}
+		if diff := cmp.Diff(s.want, limits()); diff != "" {
+			t.Errorf("token list after set-limit %q mismatch (-want +got):\n%s", s.args, diff)
+		}
+	}
+	if _, _, err := runCmd(t, append([]string{"token", "set-limit", "9", "5"}, c...)...); err == nil || !strings.Contains(err.Error(), "token 9: no token with that id") {
+		t.Errorf("token set-limit of an unknown id = %v, want an error naming it", err)
 	}
 }
