@@ -111,7 +111,7 @@ func (p *Publisher) candidates(ctx context.Context, ids []string, have map[strin
 					hashes = append(hashes, e.Hash)
 				}
 			} else {
-				b, err := p.Store.Get(gctx, snapshot.ManifestKey(id))
+				b, err := p.Store.GetMax(gctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)
 				if err != nil {
 					return fmt.Errorf("read manifest %s: %w", id, err)
 				}
@@ -145,7 +145,7 @@ func (p *Publisher) ruleOut(ctx context.Context, cands map[string]bool, ids []st
 			if len(hashes) == 0 {
 				return nil
 			}
-			b, err := p.Store.Get(gctx, snapshot.ManifestKey(id))
+			b, err := p.Store.GetMax(gctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)
 			if err != nil {
 				return fmt.Errorf("read manifest %s: %w", id, err)
 			}

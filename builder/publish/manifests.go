@@ -96,7 +96,7 @@ func (p *Publisher) readHeaders(ctx context.Context, ids []string) ([]header, er
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, id := range ids {
 		g.Go(func() error {
-			b, err := p.Store.Get(gctx, snapshot.ManifestKey(id))
+			b, err := p.Store.GetMax(gctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)
 			if err != nil {
 				return fmt.Errorf("read manifest %s: %w", id, err)
 			}

@@ -136,9 +136,37 @@ type Getter interface {
 	Get(ctx context.Context, key string) ([]byte, error)
 }
 
+// Size caps of what the readers below accept, so that an object grown by a fault or an
+// attacker with write access to the store cannot make a reader allocate what it says.
+// A manifest takes about 110 bytes per document (11 MB at 100,000 documents); the pointer
+// lists at most builder.keep ids.
+const (
+	MaxPointerSize  = 1 << 20   // 1 MiB
+	MaxManifestSize = 256 << 20 // 256 MiB: over 2 million documents
+	MaxDocumentSize = 64 << 20  // 64 MiB, whatever a manifest entry says
+)
+
+// maxGetter is the part of store.Store that reads an object only up to a size.
+type maxGetter interface {
+	GetMax(ctx context.Context, key string, limit int64) ([]byte, error)
+}
+
+// getMax reads key from s, refusing more than limit bytes: through GetMax when s has it,
+// so that nothing past limit+1 bytes is read, and after the fact otherwise.
+func getMax(ctx context.Context, s Getter, key string, limit int64) ([]byte, error) {
+	if m, ok := s.(maxGetter); ok {
+		return m.GetMax(ctx, key, limit)
+	}
+	b, err := s.Get(ctx, key)
+	if err == nil && int64(len(b)) > limit {
+		return nil, fmt.Errorf("get %s: %d bytes, at most %d allowed: %w", key, len(b), limit, store.ErrTooLarge)
+	}
+	return b, err
+}
+
 // ReadPointer returns the current pointer, or ErrNoSnapshot.
 func ReadPointer(ctx context.Context, s Getter) (Pointer, error) {
-	b, err := s.Get(ctx, PointerKey)
+	b, err := getMax(ctx, s, PointerKey, MaxPointerSize)
 	if errors.Is(err, store.ErrNotFound) {
 		return Pointer{}, ErrNoSnapshot
 	}
@@ -154,7 +182,7 @@ func ReadPointer(ctx context.Context, s Getter) (Pointer, error) {
 
 // ReadManifest returns the manifest of snapshot id.
 func ReadManifest(ctx context.Context, s Getter, id string) (*Manifest, error) {
-	b, err := s.Get(ctx, ManifestKey(id))
+	b, err := getMax(ctx, s, ManifestKey(id), MaxManifestSize)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", id, err)
 	}
@@ -178,9 +206,15 @@ func ReadCurrent(ctx context.Context, s Getter) (*Manifest, error) {
 }
 
 // ReadDocument returns the bytes of e and checks them against its hash, so that a corrupt or
-// truncated object is never served.
+// truncated object is never served. It reads at most e.Size+1 bytes of the object.
 func ReadDocument(ctx context.Context, s Getter, e Entry) ([]byte, error) {
-	b, err := s.Get(ctx, ObjectKey(e.Hash))
+	if e.Size < 0 || e.Size > MaxDocumentSize {
+		return nil, fmt.Errorf("read document %s: its size in the manifest, %d, is not between 0 and %d", e.Hash, e.Size, MaxDocumentSize)
+	}
+	b, err := getMax(ctx, s, ObjectKey(e.Hash), e.Size)
+	if errors.Is(err, store.ErrTooLarge) { // longer than the entry says: it cannot be the document
+		return nil, fmt.Errorf("read document %s: content does not match its hash: %w", e.Hash, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read document %s: %w", e.Hash, err)
 	}

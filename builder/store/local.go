@@ -73,6 +73,11 @@ func (l *Local) file(key string) (string, error) {
 
 // Get returns the whole object, or an error wrapping ErrNotFound.
 func (l *Local) Get(ctx context.Context, key string) ([]byte, error) {
+	return l.GetMax(ctx, key, -1)
+}
+
+// GetMax is Get refusing an object larger than limit bytes (limit < 0: no limit).
+func (l *Local) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -80,16 +85,26 @@ func (l *Local) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(name)
-	// ENOTDIR: a segment of the key is a file, so the key cannot exist either. EISDIR: the
-	// key names a folder, which holds objects but is not one.
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+	f, err := os.Open(name)
+	// ENOTDIR: a segment of the key is a file, so the key cannot exist either.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", key, err)
 	}
-	return b, nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", key, err)
+	}
+	if fi.IsDir() { // the key names a folder, which holds objects but is not one
+		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+	}
+	if limit >= 0 && fi.Size() > limit {
+		return nil, fmt.Errorf("get %s: %d bytes, at most %d allowed: %w", key, fi.Size(), limit, ErrTooLarge)
+	}
+	return readMax(f, key, fi.Size(), limit)
 }
 
 // Put writes body to a temporary file in the target's folder, flushes it to disk and renames

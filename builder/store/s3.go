@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -151,6 +150,14 @@ func (s *S3) objectKey(key string) string {
 
 // Get returns the whole object, or an error wrapping ErrNotFound.
 func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetMax(ctx, key, -1)
+}
+
+// GetMax reads the object, refusing one larger than limit (limit < 0: no limit) from its
+// Content-Length when that says so, and otherwise after limit+1 bytes. Content-Length is
+// trusted for at most trustedLength bytes of buffer: a store, proxy or CDN that announces
+// more must deliver it before it is allocated.
+func (s *S3) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
 	if err := validKey(key); err != nil {
 		return nil, err
 	}
@@ -165,11 +172,11 @@ func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("get %s: %w", key, err)
 	}
 	defer out.Body.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, aws.ToInt64(out.ContentLength)))
-	if _, err := io.Copy(buf, out.Body); err != nil {
-		return nil, fmt.Errorf("read %s: %w", key, err)
+	length := aws.ToInt64(out.ContentLength)
+	if limit >= 0 && length > limit {
+		return nil, fmt.Errorf("get %s: %d bytes, at most %d allowed: %w", key, length, limit, ErrTooLarge)
 	}
-	return buf.Bytes(), nil
+	return readMax(out.Body, key, min(max(length, 0), trustedLength), limit)
 }
 
 // Put uploads the whole object in one request, which S3 applies atomically.

@@ -15,11 +15,17 @@ import (
 // ErrNotFound is returned by Get when the key does not exist.
 var ErrNotFound = errors.New("object not found")
 
+// ErrTooLarge is returned by GetMax when the object holds more bytes than asked for.
+var ErrTooLarge = errors.New("object larger than allowed")
+
 // Store is a flat namespace of immutable-by-convention objects. Put of one object is atomic:
 // a reader sees the old bytes or the new ones, never a part.
 type Store interface {
 	// Get returns the whole object, or an error wrapping ErrNotFound.
 	Get(ctx context.Context, key string) ([]byte, error)
+	// GetMax is Get of an object of at most limit bytes: a larger one is refused with an
+	// error wrapping ErrTooLarge, having read at most limit+1 of its bytes.
+	GetMax(ctx context.Context, key string, limit int64) ([]byte, error)
 	// Put writes the whole object atomically, replacing any object with that key.
 	Put(ctx context.Context, key string, body []byte) error
 	// Delete removes the objects; keys that do not exist are not an error.
