@@ -106,6 +106,11 @@ const minHMACSecret = 32
 // maxLeeway bounds edge.jwt.leeway: clock skew is seconds; more would keep expired tokens alive.
 const maxLeeway = 5 * time.Minute
 
+// MaxTokenRefresh is the longest edge.token_refresh: a revoked token must stop working within
+// 30 s (D22), and it can take the refresh interval, then the reload's query (bounded at 5 s
+// by the edge), plus the replica's lag (5 s allowed for) to reach an edge.
+const MaxTokenRefresh = 20 * time.Second
+
 // Default returns the configuration used when nothing else is set.
 func Default() Config {
 	return Config{
@@ -291,8 +296,8 @@ func (e Edge) validate() []error {
 			bad(d.key, "must be a positive duration such as 5s", d.val)
 		}
 	}
-	if e.TokenRefresh > 30*time.Second {
-		bad("edge.token_refresh", "must be at most 30s so that revocation takes effect within 30 s", e.TokenRefresh)
+	if e.TokenRefresh > MaxTokenRefresh {
+		bad("edge.token_refresh", "must be at most 20s so that revocation takes effect within 30 s (D22: the refresh, its query of at most 5 s and the replica's lag)", e.TokenRefresh)
 	}
 	for _, cidr := range e.TrustedProxies {
 		if _, err := netip.ParsePrefix(cidr); err != nil {
@@ -434,6 +439,12 @@ func redactConnString(s string) string {
 // Today returns "today" (decision D1): the calendar date at now in the configured time zone,
 // as midnight UTC of that date so that it compares and formats as a plain date.
 func (c Config) Today(now time.Time) time.Time {
-	y, m, d := now.In(c.Location()).Date()
+	return Today(now, c.Location())
+}
+
+// Today is Config.Today in a zone resolved once (Config.Location reads the zone's file on
+// every call).
+func Today(now time.Time, loc *time.Location) time.Time {
+	y, m, d := now.In(loc).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

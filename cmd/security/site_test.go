@@ -120,7 +120,7 @@ func newSite(t testing.TB, ds *dataset, o siteOptions) *site {
 	s.cfg.Store = o.store
 	s.cfg.Edge.RateLimit = 1 << 30
 	s.cfg.Edge.PollInterval = time.Hour
-	s.cfg.Edge.TokenRefresh = 30 * time.Second
+	s.cfg.Edge.TokenRefresh = config.MaxTokenRefresh
 	if o.edit != nil {
 		o.edit(&s.cfg)
 	}
