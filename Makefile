@@ -5,7 +5,7 @@
 #   make build       the binaries, into ./bin
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
 #   make services-stop
-#   make demo | bench | soak
+#   make demo | bench | soak | soak-cluster
 #   make clean
 
 SHELL := bash
@@ -19,7 +19,7 @@ STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
 TEST_FLAGS ?= -race -count=1 -timeout 14m
 SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
-.PHONY: test fmt vet staticcheck compile test-go build demo bench soak services services-stop clean
+.PHONY: test fmt vet staticcheck compile test-go build demo bench soak soak-cluster services services-stop clean
 
 test: fmt vet staticcheck compile test-go
 
@@ -60,6 +60,10 @@ bench:
 
 soak:
 	scripts/soak.sh
+
+# The same load through nginx in front of two edges sharing their rate limit through Redis.
+soak-cluster:
+	SOAK_CLUSTER=1 scripts/soak.sh
 
 services:
 	@scripts/services.sh start "$(SERVICES_DIR)"

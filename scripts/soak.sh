@@ -20,8 +20,19 @@
 #   - every builder run succeeded, a swap was served, and the edge is still running.
 # Every process it starts is stopped on exit; the folder of logs is kept when a check fails.
 #
+# make soak-cluster (SOAK_CLUSTER=1) runs the same traffic through nginx, as the load
+# balancer, in front of SOAK_EDGES edges (default 2) that share the rate limit through the
+# Redis of scripts/services.sh (edge.redis_url) and read the client's address from nginx's
+# X-Forwarded-For (edge.trusted_proxies 127.0.0.1/32). A quarter of the tokens have limits of
+# their own (builder token create --rate-limit: half the default for hot tokens, twice it
+# for the others), and the limits are checked exactly across all edges: a request refused by
+# one edge and one accepted by another are counted against the same window. Each edge's
+# memory is checked, and each edge's snapshots are checked for order on their own (each
+# polls the store by itself).
+#
 #   make soak                  # the full 60 s
 #   SOAK_SECONDS=15 make soak  # a short check
+#   make soak-cluster          # two edges behind nginx, sharing Redis
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +44,10 @@ hot=${SOAK_HOT:-10}
 hot_pace=${SOAK_HOT_PACE:-10ms}
 rate=${SOAK_RATE_LIMIT:-60}
 max_growth=${SOAK_MAX_GROWTH:-0.20}
-for v in seconds every tokens concurrency hot rate; do
+cluster=${SOAK_CLUSTER:-}
+edges=1
+[ -z "$cluster" ] || edges=${SOAK_EDGES:-2}
+for v in seconds every tokens concurrency hot rate edges; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "soak: SOAK_${v^^} must be a positive integer (got '${!v}')" >&2; exit 2; }
 done
 warmup=$((seconds / 4 < 10 ? seconds / 4 : 10))
@@ -68,6 +82,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
 log() { echo "soak: $*" >&2; }
 die() { echo "soak: $*" >&2; exit 1; }
 now_ns() { date +%s%N; }
@@ -86,15 +103,23 @@ main() {
 	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/soak
 	start_services
 	prepare
-	start_edge
+	edge_pids=() edge_header=""
+	if [ -z "$cluster" ]; then
+		start_edge 1
+		base=http://$edge_addr/api/v2
+	else
+		local i
+		for ((i = 1; i <= edges; i++)); do start_edge "$i"; done
+		start_nginx
+	fi
 	log "traffic for $seconds s at concurrency $concurrency; a snapshot every $every s"
 	publish_loop &
 	local publisher=$! soak rc=0
 	pids+=("$publisher")
 	# In the background, so that a signal to this script is handled at once (bash runs a
 	# trap only once the foreground command is done).
-	"$bin/soak" -base "$base" -tokens "$work/tokens.txt" -revoked "$work/revoked.txt" -edge-pid "$edge_pid" \
-		-duration "${seconds}s" -warmup "${warmup}s" -concurrency "$concurrency" -hot "$hot" \
+	"$bin/soak" -base "$base" -tokens "$work/tokens.txt" -revoked "$work/revoked.txt" -edge-pid "$(IFS=,; echo "${edge_pids[*]}")" \
+		-edge-header "$edge_header" -duration "${seconds}s" -warmup "${warmup}s" -concurrency "$concurrency" -hot "$hot" \
 		-hot-pace "$hot_pace" -rate-limit "$rate" -max-growth "$max_growth" &
 	soak=$!
 	pids+=("$soak")
@@ -104,7 +129,7 @@ main() {
 }
 
 start_services() {
-	log "starting PostgreSQL and MinIO in $work/services"
+	log "starting PostgreSQL, MinIO and Redis in $work/services"
 	local env
 	env=$(scripts/services.sh start "$work/services") || die "the services did not start"
 	eval "$env"
@@ -126,10 +151,14 @@ prepare() {
 
 	log "creating $tokens tokens and a revoked one"
 	mkdir -p "$work/tokens"
-	# Four at a time; each writes only its token (the last line) to a file of its own.
-	seq 1 "$tokens" | xargs -P 4 -I{} sh -c '"$1" token create --name "soak-$2" 2>>"$3/prepare.log" | tail -n 1 >"$3/tokens/$2"' \
-		sh "$bin/builder" {} "$work" || die "builder token create failed (see $work/prepare.log)"
-	cat "$work"/tokens/* >"$work/tokens.txt"
+	# Four at a time; each writes only its token (the last line) and its own limit, if it
+	# has one, to a file of its own. The first $hot tokens are the hot ones (scripts/soak).
+	seq 1 "$tokens" | xargs -P 4 -I{} bash -c '
+		limit=$(own_limit "$2")
+		"$1" token create --name "soak-$2" ${limit:+--rate-limit "$limit"} 2>>"$3/prepare.log" | tail -n 1 | tr -d "\n" >"$3/tokens/$2"
+		echo "${limit:+ $limit}" >>"$3/tokens/$2"' bash "$bin/builder" {} "$work" || die "builder token create failed (see $work/prepare.log)"
+	local i
+	for ((i = 1; i <= tokens; i++)); do cat "$work/tokens/$i"; done >"$work/tokens.txt"
 	[ "$(grep -c '^pcat_' "$work/tokens.txt")" = "$tokens" ] || die "builder token create printed fewer than $tokens tokens"
 	local out id
 	out=$("$bin/builder" token create --name soak-revoked)
@@ -138,23 +167,64 @@ prepare() {
 	"$bin/builder" token revoke "$id" >>"$work/prepare.log" 2>&1 || die "builder token revoke $id failed"
 }
 
-# start_edge starts the edge on a free loopback port, polling the store often so that it
-# serves each new snapshot within a fraction of the publishing period.
+# own_limit N prints the limit of its own that token N gets in a cluster run (none in a
+# single-edge run, or for three tokens in four): half edge.rate_limit for a hot token, so
+# that it meets its limit sooner, twice it for the others.
+own_limit() {
+	[ -n "$cluster" ] && (($1 % 4 == 0)) || return 0
+	if (($1 <= hot)); then echo $((rate / 2 > 0 ? rate / 2 : 1)); else echo $((rate * 2)); fi
+}
+export -f own_limit
+export cluster hot rate
+
+# start_edge N starts edge N on a free loopback port, polling the store often so that it
+# serves each new snapshot within a fraction of the publishing period; in a cluster run it
+# shares its limits through Redis and trusts nginx's X-Forwarded-For. Its log is edge-N.log.
 start_edge() {
-	CATALOGUE_EDGE_LISTEN=127.0.0.1:0 CATALOGUE_EDGE_RATE_LIMIT=$rate CATALOGUE_EDGE_POLL_INTERVAL=500ms \
-		"$bin/edge" 2>"$work/edge.log" &
-	edge_pid=$!
-	pids+=("$edge_pid")
+	local n=$1 env=()
+	[ -z "$cluster" ] || env=(CATALOGUE_EDGE_REDIS_URL="$CATALOGUE_TEST_REDIS_URL" CATALOGUE_EDGE_TRUSTED_PROXIES=127.0.0.1/32)
+	env CATALOGUE_EDGE_LISTEN=127.0.0.1:0 CATALOGUE_EDGE_RATE_LIMIT="$rate" CATALOGUE_EDGE_POLL_INTERVAL=500ms \
+		${env[@]+"${env[@]}"} "$bin/edge" 2>"$work/edge-$n.log" &
+	local pid=$!
+	pids+=("$pid")
+	edge_pids+=("$pid")
 	local addr="" i
 	for ((i = 0; i < 300; i++)); do
-		addr=$(jq -r 'select(.msg == "listening") | .addr' "$work/edge.log" 2>/dev/null | head -n 1)
+		addr=$(jq -r 'select(.msg == "listening") | .addr' "$work/edge-$n.log" 2>/dev/null | head -n 1)
 		[ -n "$addr" ] && curl -fs -o /dev/null "http://$addr/readyz" && break
-		kill -0 "$edge_pid" 2>/dev/null || break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
-	curl -fs -o /dev/null "http://$addr/readyz" 2>/dev/null || { tail -n 20 "$work/edge.log" >&2; die "the edge did not become ready"; }
-	base=http://$addr/api/v2
-	log "edge (pid $edge_pid) ready at $base"
+	curl -fs -o /dev/null "http://$addr/readyz" 2>/dev/null || { tail -n 20 "$work/edge-$n.log" >&2; die "edge $n did not become ready"; }
+	edge_addr=$addr
+	edge_addrs+=("$addr")
+	log "edge $n (pid $pid) ready at http://$addr"
+}
+
+# start_nginx starts nginx on a free loopback port in front of the edges.
+start_nginx() {
+	command -v nginx >/dev/null 2>&1 || install_nginx
+	local port upstreams="" a i
+	port=$(free_port)
+	for a in "${edge_addrs[@]}"; do upstreams+="        server $a;"$'\n'; done
+	mkdir -p "$work/nginx/tmp"
+	sed -e "s|@DIR@|$work/nginx|g" -e "s|@LISTEN@|127.0.0.1:$port|g" scripts/soak/nginx.conf.tmpl |
+		awk -v u="$upstreams" '/^ *@UPSTREAMS@ *$/ { printf "%s", u; next } { print }' >"$work/nginx/nginx.conf"
+	nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+	pids+=("$!")
+	base=http://127.0.0.1:$port/api/v2
+	for ((i = 0; i < 100; i++)); do
+		curl -fs -o /dev/null "http://127.0.0.1:$port/readyz" && break
+		sleep 0.1
+	done
+	curl -fs -o /dev/null "http://127.0.0.1:$port/readyz" || { cat "$work/nginx/error.log" >&2; die "nginx did not start"; }
+	edge_header=X-Catalogue-Edge
+	log "nginx ready at $base, in front of ${#edge_addrs[@]} edges sharing Redis at $CATALOGUE_TEST_REDIS_URL"
+}
+
+install_nginx() {
+	log "installing nginx from Debian's packages"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >&2 || die "nginx is missing and could not be installed"
 }
 
 # publish_loop changes the data and publishes a snapshot every $every seconds, for $seconds
@@ -193,11 +263,11 @@ finish() {
 	published=0 failures=0
 	[ -f "$work/published.txt" ] && published=$(wc -l <"$work/published.txt")
 	[ -f "$work/publish-failures" ] && failures=$(wc -l <"$work/publish-failures")
-	loaded=$(grep -c '"msg":"snapshot loaded"' "$work/edge.log" || true)
-	warnings=$(grep -v '"msg":"request"' "$work/edge.log" | grep -c '"level":"\(WARN\|ERROR\)"' || true)
-	echo "snapshots published during the run: $published (builder runs or changes failed: $failures); edge loaded $loaded snapshots in all"
-	echo "edge log: $warnings warnings or errors besides request lines"
-	grep -v '"msg":"request"' "$work/edge.log" | grep '"level":"\(WARN\|ERROR\)"' | head -n 5 | sed 's/^/   /' || true
+	loaded=$(cat "$work"/edge-*.log | grep -c '"msg":"snapshot loaded"' || true)
+	warnings=$(cat "$work"/edge-*.log | grep -v '"msg":"request"' | grep -c '"level":"\(WARN\|ERROR\)"' || true)
+	echo "snapshots published during the run: $published (builder runs or changes failed: $failures); edges loaded $loaded snapshots in all"
+	echo "edge logs: $warnings warnings or errors besides request lines"
+	cat "$work"/edge-*.log | grep -v '"msg":"request"' | grep '"level":"\(WARN\|ERROR\)"' | head -n 5 | sed 's/^/   /' || true
 	if [ -s "$work/publish-failures" ]; then
 		sed 's/^/   /' "$work/publish-failures"
 		rc=1
@@ -206,10 +276,13 @@ finish() {
 		echo "soak: no snapshot was published during the run"
 		rc=1
 	fi
-	if ! kill -0 "$edge_pid" 2>/dev/null; then
-		echo "soak: the edge is no longer running"
-		rc=1
-	fi
+	local p
+	for p in "${edge_pids[@]}"; do
+		if ! kill -0 "$p" 2>/dev/null; then
+			echo "soak: the edge with pid $p is no longer running"
+			rc=1
+		fi
+	done
 	if [ "$rc" = 0 ]; then echo "soak: PASS"; else echo "soak: FAIL"; fi
 	exit "$rc"
 }

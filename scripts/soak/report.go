@@ -20,21 +20,22 @@ type report struct {
 
 	limitProblems []string // "token 3: request 70 accepted with …"
 	limitCount    int
+	ownLimits     int // good tokens whose limit is not -rate-limit
 	overLimit     int // good tokens that met their limit (got a 429)
 	hotOver       int // of them, hot ones
 	tokens        int
 	bad           map[outcome]int // the bad-credential requests by how the address limit treated them
 
 	snapshots   []string // distinct snapshot ids the answers named, in build order
-	regressions int      // answers naming a snapshot older than one an earlier answer named
+	regressions int      // answers naming a snapshot older than one an earlier answer of the same edge named
 
-	rss    rssSummary
-	rssErr error
+	rss    []rssSummary // per edge, in the order of -edge-pid
+	rssErr []error
 }
 
 // analyse runs the checks that need the whole run: the rate limit per key, the order of
-// snapshots, the memory.
-func analyse(o options, ws []*worker, elapsed time.Duration, samples []rssSample, rssErr error) *report {
+// snapshots per edge, the memory of each edge.
+func analyse(o options, ws []*worker, elapsed time.Duration, rss []rssResult) *report {
 	r := &report{o: o, elapsed: elapsed, counts: map[string]map[int]int{}, fails: ws[0].fails, bad: map[outcome]int{}}
 	var seen []sighting
 	for _, w := range ws {
@@ -51,16 +52,41 @@ func analyse(o options, ws []*worker, elapsed time.Duration, samples []rssSample
 			r.analyseKey(k)
 		}
 	}
-	r.regressions, r.snapshots = regressions(seen)
-	r.rss, r.rssErr = summarise(samples, o.warmup)
-	if rssErr != nil {
-		r.rssErr = rssErr // the edge went away: that matters more than the numbers
+	r.regressions, r.snapshots = regressionsPerEdge(seen)
+	for _, x := range rss {
+		s, err := summarise(x.samples, o.warmup)
+		if x.err != nil {
+			err = x.err // the edge went away: that matters more than the numbers
+		}
+		r.rss, r.rssErr = append(r.rss, s), append(r.rssErr, err)
 	}
 	return r
 }
 
+// regressionsPerEdge is regressions for each edge's answers on their own, summed, and every
+// snapshot id named by any of them, in build order.
+func regressionsPerEdge(seen []sighting) (int, []string) {
+	byEdge := map[string][]sighting{}
+	for _, s := range seen {
+		byEdge[s.edge] = append(byEdge[s.edge], s)
+	}
+	n := 0
+	var all []string
+	for _, ss := range byEdge {
+		m, ids := regressions(ss)
+		n += m
+		for _, id := range ids {
+			if !slices.Contains(all, id) {
+				all = append(all, id)
+			}
+		}
+	}
+	slices.Sort(all)
+	return n, all
+}
+
 func (r *report) analyseKey(k *key) {
-	for _, p := range checkLimit(k.log, r.o.limit, r.o.window) {
+	for _, p := range checkLimit(k.log, k.limit, r.o.window) {
 		r.limitCount++
 		if len(r.limitProblems) < maxMessages {
 			r.limitProblems = append(r.limitProblems, k.name+": "+p)
@@ -73,6 +99,9 @@ func (r *report) analyseKey(k *key) {
 		return
 	}
 	r.tokens++
+	if k.limit != r.o.limit {
+		r.ownLimits++
+	}
 	if slices.ContainsFunc(k.log, func(e exchange) bool { return e.out == refused }) {
 		r.overLimit++
 		if k.hot {
@@ -135,21 +164,29 @@ func (r *report) checks() []checkLine {
 	c := []checkLine{
 		{"failed requests (no answer, 5xx, unexpected status, malformed)", r.failedDetail(failed), failed == 0},
 		{"answers mixing snapshots (body, ETag or 304 not the named snapshot's)", strconv.Itoa(r.fails.counts[failMixed]), r.fails.counts[failMixed] == 0},
-		{"answers naming a snapshot older than one already served", strconv.Itoa(r.regressions), r.regressions == 0},
+		{"answers naming a snapshot older than one already served (by the same edge)", strconv.Itoa(r.regressions), r.regressions == 0},
 		{"answers that could not be verified (manifest unreadable)", strconv.Itoa(r.fails.counts[failUnverified]), r.fails.counts[failUnverified] == 0},
 		{"rate-limit violations (over the limit, refused below it, wrong Remaining)", strconv.Itoa(r.limitCount), r.limitCount == 0},
 		{"tokens that met their limit (the limit was exercised)", fmt.Sprintf("%d of %d (%d of %d hot)", r.overLimit, r.tokens, r.hotOver, r.o.hot), r.overLimit > 0},
 		{"distinct snapshots served (a swap was exercised)", strconv.Itoa(len(r.snapshots)), len(r.snapshots) >= 2},
 	}
-	if r.rssErr != nil {
-		return append(c, checkLine{"edge memory", r.rssErr.Error(), false})
-	}
 	mb := func(kb int64) string { return fmt.Sprintf("%.1f MB", float64(kb)/1024) }
-	return append(c, checkLine{
-		fmt.Sprintf("edge RSS growth after the %s warm-up (at most %.0f%%)", r.o.warmup, 100*r.o.maxGrowth),
-		fmt.Sprintf("%+.1f%%: start %s, end %s, max %s", 100*r.rss.growth, mb(r.rss.startKB), mb(r.rss.endKB), mb(r.rss.maxKB)),
-		r.rss.growth <= r.o.maxGrowth,
-	})
+	for i, s := range r.rss {
+		edge := "edge"
+		if len(r.rss) > 1 {
+			edge = fmt.Sprintf("edge %d (pid %d)", i+1, r.o.edgePIDs[i])
+		}
+		if r.rssErr[i] != nil {
+			c = append(c, checkLine{edge + " memory", r.rssErr[i].Error(), false})
+			continue
+		}
+		c = append(c, checkLine{
+			fmt.Sprintf("%s RSS growth after the %s warm-up (at most %.0f%%)", edge, r.o.warmup, 100*r.o.maxGrowth),
+			fmt.Sprintf("%+.1f%%: start %s, end %s, max %s", 100*s.growth, mb(s.startKB), mb(s.endKB), mb(s.maxKB)),
+			s.growth <= r.o.maxGrowth,
+		})
+	}
+	return c
 }
 
 func (r *report) failedDetail(n int) string {
@@ -168,8 +205,8 @@ func (r *report) failedDetail(n int) string {
 // print writes the report: the traffic, the checks, and the first problems found.
 func (r *report) print(w io.Writer) {
 	o := r.o
-	fmt.Fprintf(w, "soak: %.1f s of traffic to %s: %d workers, %d tokens (%d hot), limit %d per %s\n",
-		r.elapsed.Seconds(), o.base, o.concurrency, r.tokens, o.hot, o.limit, o.window)
+	fmt.Fprintf(w, "soak: %.1f s of traffic to %s (%d edges): %d workers, %d tokens (%d hot, %d with limits of their own), limit %d per %s\n",
+		r.elapsed.Seconds(), o.base, len(o.edgePIDs), o.concurrency, r.tokens, o.hot, r.ownLimits, o.limit, o.window)
 	r.printCounts(w)
 	fmt.Fprintf(w, "bad credentials from %s: %d answered 401, %d answered 429 (the address's limit on failures)\n",
 		o.badAddr, r.bad[accepted], r.bad[refused])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -17,24 +18,24 @@ func TestRegressions(t *testing.T) {
 	}{
 		{
 			name:    "a swap seen in order",
-			seen:    []sighting{{0, 1, "a"}, {2, 3, "b"}, {4, 5, "b"}},
+			seen:    []sighting{{0, 1, "a", ""}, {2, 3, "b", ""}, {4, 5, "b", ""}},
 			wantIDs: []string{"a", "b"},
 		},
 		{
 			name:    "the older snapshot asked for after the newer one was received",
-			seen:    []sighting{{0, 1, "a"}, {2, 3, "b"}, {4, 5, "a"}},
+			seen:    []sighting{{0, 1, "a", ""}, {2, 3, "b", ""}, {4, 5, "a", ""}},
 			want:    1,
 			wantIDs: []string{"a", "b"},
 		},
 		{
 			name: "the older snapshot asked for while the first answer naming the newer was on its way",
 			// Sent at 2, before b was first received at 3: the edge may have answered it first.
-			seen:    []sighting{{0, 1, "a"}, {1, 3, "b"}, {2, 6, "a"}},
+			seen:    []sighting{{0, 1, "a", ""}, {1, 3, "b", ""}, {2, 6, "a", ""}},
 			wantIDs: []string{"a", "b"},
 		},
 		{
 			name:    "ids sort in build order, not in the order they were first seen",
-			seen:    []sighting{{0, 1, "b"}, {2, 3, "a"}},
+			seen:    []sighting{{0, 1, "b", ""}, {2, 3, "a", ""}},
 			want:    1,
 			wantIDs: []string{"a", "b"},
 		},
@@ -48,6 +49,16 @@ func TestRegressions(t *testing.T) {
 		if diff := cmp.Diff(tt.wantIDs, ids, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("regressions(%q) ids mismatch (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestRegressionsPerEdge: behind a load balancer each edge polls the store on its own, so
+// one may still serve the snapshot another has replaced; only going back on one edge counts.
+func TestRegressionsPerEdge(t *testing.T) {
+	seen := []sighting{{0, 1, "a", "e1"}, {2, 3, "b", "e1"}, {4, 5, "a", "e2"}, {6, 7, "b", "e2"}, {8, 9, "a", "e2"}}
+	got, ids := regressionsPerEdge(seen)
+	if got != 1 || !slices.Equal(ids, []string{"a", "b"}) {
+		t.Errorf("regressionsPerEdge = %d, %q; want 1 (e2 went back to a) and [a b]", got, ids)
 	}
 }
 

@@ -16,6 +16,12 @@ type rssSample struct {
 	kb int64
 }
 
+// rssResult is what sampleRSS returns for one edge.
+type rssResult struct {
+	samples []rssSample
+	err     error
+}
+
 // sampleRSS reads the VmRSS of process pid every interval until ctx is done, and returns
 // the samples and the error that ended sampling early (the process gone), if any.
 func sampleRSS(ctx context.Context, pid int, every time.Duration) ([]rssSample, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,9 +17,9 @@ const badPace = 100 * time.Millisecond
 
 // newWorkers returns the workers: the first sends bad credentials from o.badAddr, the next
 // o.hot each send one hot token every o.hotPace, and the rest share the other tokens, each
-// token paced so that it never reaches the limit.
+// token paced so that it never reaches its limit.
 func newWorkers(o options, cat *catalogue, ms *manifests) ([]*worker, error) {
-	tokens, err := readLines(o.tokensFile)
+	tokens, limits, err := readTokens(o.tokensFile, o.limit)
 	if err != nil {
 		return nil, err
 	}
@@ -45,15 +46,15 @@ func newWorkers(o options, cat *catalogue, ms *manifests) ([]*worker, error) {
 	now := time.Now()
 	ws := make([]*worker, o.concurrency)
 	for i := range ws {
-		ws[i] = &worker{id: i, client: good, base: o.base, limit: o.limit, window: o.window, cat: cat, ms: ms,
+		ws[i] = &worker{id: i, client: good, base: o.base, window: o.window, edgeHeader: o.edgeHeader, cat: cat, ms: ms,
 			fails: fails, rng: rand.New(rand.NewPCG(o.seed, uint64(i))), etags: map[string]etag{},
 			counts: map[string]map[int]int{}}
 	}
 	ws[0].client, ws[0].goodToken = bad, tokens[0]
 	ws[0].badAuth = badAuthorizations(tokens[0], unissued, revoked[0])
-	ws[0].keys = []*key{{name: "address " + o.badAddr, pace: badPace, next: now}}
+	ws[0].keys = []*key{{name: "address " + o.badAddr, pace: badPace, next: now, limit: o.limit}}
 	for i, t := range tokens {
-		k := &key{name: fmt.Sprintf("token %d", i+1), token: t, next: now, hot: i < o.hot, pace: o.hotPace}
+		k := &key{name: fmt.Sprintf("token %d", i+1), token: t, next: now, hot: i < o.hot, pace: o.hotPace, limit: limits[i]}
 		if k.hot {
 			ws[1+i].keys = append(ws[1+i].keys, k)
 			continue
@@ -61,11 +62,31 @@ func newWorkers(o options, cat *catalogue, ms *manifests) ([]*worker, error) {
 		w := ws[1+o.hot+(i-o.hot)%cold]
 		// Spaced by pace from each answer to the next request, a token gets at most 54 of
 		// the 60 requests the limit allows into any window, however slow the edge is.
-		k.pace = o.window * 10 / time.Duration(9*o.limit)
+		k.pace = o.window * 10 / time.Duration(9*k.limit)
 		k.next = now.Add(time.Duration(w.rng.Int64N(int64(k.pace)))) // spread the first requests
 		w.keys = append(w.keys, k)
 	}
 	return ws, nil
+}
+
+// readTokens reads a tokens file: a token a line, optionally followed by the token's own
+// limit; a token without one is limited at def.
+func readTokens(path string, def int) (tokens []string, limits []int, err error) {
+	lines, err := readLines(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range lines {
+		t, lim, own := strings.Cut(l, " ")
+		n := def
+		if own {
+			if n, err = strconv.Atoi(strings.TrimSpace(lim)); err != nil || n < 1 {
+				return nil, nil, fmt.Errorf("%s: %q is no limit (want TOKEN [LIMIT] a line)", path, lim)
+			}
+		}
+		tokens, limits = append(tokens, t), append(limits, n)
+	}
+	return tokens, limits, nil
 }
 
 // readLines returns the non-empty lines of a file.

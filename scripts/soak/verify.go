@@ -50,6 +50,8 @@ type answer struct {
 	body       []byte
 	send, recv int64
 	id         string // X-Request-Id, to find the request in the edge's log
+	limit      int    // the limit of the key the request was counted against
+	edge       string // the edge that answered, behind a load balancer
 }
 
 func (a answer) String() string {
@@ -84,8 +86,8 @@ func (w *worker) check(a answer) {
 // limit on failed authentication, which a good token must never meet.
 func (w *worker) checkLimitHeaders(a answer) bool {
 	h := a.res.Header
-	if h.Get("X-RateLimit-Limit") != strconv.Itoa(w.limit) {
-		w.fails.add(failMalformed, "%s: X-RateLimit-Limit %q, want %d", a, h.Get("X-RateLimit-Limit"), w.limit)
+	if h.Get("X-RateLimit-Limit") != strconv.Itoa(a.limit) {
+		w.fails.add(failMalformed, "%s: X-RateLimit-Limit %q, want %d", a, h.Get("X-RateLimit-Limit"), a.limit)
 		return false
 	}
 	if _, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err != nil {
@@ -133,7 +135,7 @@ func (w *worker) servedEntry(a answer) (snapshot.Entry, bool) {
 		w.fails.add(failMalformed, "%s: no X-Catalogue-Snapshot", a)
 		return snapshot.Entry{}, false
 	}
-	w.seen = append(w.seen, sighting{send: a.send, recv: a.recv, id: id})
+	w.seen = append(w.seen, sighting{send: a.send, recv: a.recv, id: id, edge: a.edge})
 	m, err := w.ms.get(id)
 	if err != nil {
 		w.fails.add(failUnverified, "%s: %v", a, err)

@@ -87,14 +87,14 @@ func TestCheck(t *testing.T) {
 		{"over the limit without Retry-After", list, 429, nil, []byte(`{"message":"Too Many Attempts."}`), map[string]int{failMalformed: 1}},
 	}
 	for _, tt := range tests {
-		w := &worker{limit: 60, window: time.Minute, ms: newManifests(st), fails: &failures{counts: map[string]int{}}, etags: map[string]etag{}}
+		w := &worker{window: time.Minute, ms: newManifests(st), fails: &failures{counts: map[string]int{}}, etags: map[string]etag{}}
 		res := &http.Response{StatusCode: tt.status, Header: http.Header{}}
 		res.Header.Set("X-RateLimit-Limit", "60")
 		res.Header.Set("X-RateLimit-Remaining", "5")
 		for k, v := range tt.header {
 			res.Header.Set(k, v)
 		}
-		w.check(answer{t: tt.t, res: res, body: tt.body})
+		w.check(answer{t: tt.t, res: res, body: tt.body, limit: 60})
 		want := tt.want
 		if want == nil {
 			want = map[string]int{}

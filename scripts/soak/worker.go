@@ -15,6 +15,7 @@ type key struct {
 	name  string        // "token 17" or "address 127.0.0.2": never the token itself
 	token string        // "" for an address
 	hot   bool          // sends fast enough to exceed its limit
+	limit int           // accepted requests in any window
 	pace  time.Duration // the least time from an answer to the key's next request
 	next  time.Time     // when the key may send again
 	log   []exchange
@@ -23,18 +24,18 @@ type key struct {
 // worker sends requests for its keys one at a time, so that every key's requests are
 // sequential, and checks every answer.
 type worker struct {
-	id        int
-	client    *http.Client
-	base      string
-	limit     int
-	window    time.Duration
-	cat       *catalogue
-	ms        *manifests
-	fails     *failures
-	rng       *rand.Rand
-	keys      []*key
-	badAuth   []badAuth // non-nil for the worker sending bad tokens
-	goodToken string    // a good token, sent by that worker in the query string only
+	id         int
+	client     *http.Client
+	base       string
+	window     time.Duration
+	edgeHeader string
+	cat        *catalogue
+	ms         *manifests
+	fails      *failures
+	rng        *rand.Rand
+	keys       []*key
+	badAuth    []badAuth // non-nil for the worker sending bad tokens
+	goodToken  string    // a good token, sent by that worker in the query string only
 
 	etags  map[string]etag        // etagKey -> the last tag this worker got for it
 	tagged []string               // the keys of etags, to draw from
@@ -43,10 +44,12 @@ type worker struct {
 	sent   int
 }
 
-// sighting is an answer that named snapshot id.
+// sighting is an answer that named snapshot id; edge names the edge that answered
+// (-edge-header), "" for one edge.
 type sighting struct {
 	send, recv int64
 	id         string
+	edge       string
 }
 
 // run sends requests until deadline: each time for the key that may send soonest, after
@@ -108,7 +111,11 @@ func (w *worker) exchange(k *key) {
 	w.count(t.kind, res.StatusCode)
 	ex.out, ex.remaining = w.limitOutcome(k, res)
 	k.log = append(k.log, ex)
-	a := answer{t: t, res: res, body: body, send: ex.send, recv: ex.recv, id: req.Header.Get("X-Request-Id")}
+	a := answer{t: t, res: res, body: body, send: ex.send, recv: ex.recv, id: req.Header.Get("X-Request-Id"),
+		limit: k.limit}
+	if w.edgeHeader != "" {
+		a.edge = res.Header.Get(w.edgeHeader)
+	}
 	if k.token == "" {
 		w.checkBadToken(a)
 		return
