@@ -1,7 +1,7 @@
 # Entry points for developers and CI. `make test` is what CI runs (.ci/run); it needs only Go:
-# PostgreSQL, MinIO, Redis and staticcheck are installed on first use.
+# PostgreSQL, MinIO, Redis, staticcheck, Node.js with its npm tools and Chromium are installed on first use.
 #
-#   make test        gofmt, go vet, staticcheck, go build, then the tests against real services
+#   make test        gofmt, go vet, staticcheck, go build, the OpenAPI tools, then the tests against real services
 #   make build       the binaries, into ./bin
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
 #   make services-stop
@@ -19,9 +19,9 @@ STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
 TEST_FLAGS ?= -race -count=1 -timeout 14m
 SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
-.PHONY: test fmt vet staticcheck compile test-go build demo bench soak soak-cluster services services-stop clean
+.PHONY: test fmt vet staticcheck compile openapi test-go build demo bench soak soak-cluster services services-stop clean
 
-test: fmt vet staticcheck compile test-go
+test: fmt vet staticcheck compile openapi test-go
 
 # fmt fails, listing them, when files are not gofmt-formatted.
 fmt:
@@ -43,6 +43,13 @@ $(STATICCHECK):
 
 compile:
 	$(GO) build ./...
+
+# The tools partner developers use, pinned in scripts/openapi/: Spectral lints
+# edge/openapi.json, openapi-typescript's types type-check an openapi-fetch program with
+# tsc --strict, and the docs page's Swagger UI must be the pinned package's. Node.js (apt)
+# and the npm packages (into bin/node) are installed on first use.
+openapi:
+	scripts/openapi.sh check
 
 # The tests run against a PostgreSQL and a MinIO of their own, started and stopped by
 # scripts/test.sh; a service that does not start fails the target.

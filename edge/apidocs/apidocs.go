@@ -1,0 +1,143 @@
+// Package apidocs is the API's documentation page, {base_path}/docs: Swagger UI rendering
+// the OpenAPI document that the edge serves beside it. Swagger UI comes from the npm package
+// swagger-ui-dist, pinned in scripts/openapi/package.json and committed in assets/ with its
+// licence (scripts/openapi.sh refresh-docs copies it; make test checks that the committed
+// files are the pinned package's). Everything the page loads is in the binary: no CDN, it
+// works offline, and its Content-Security-Policy allows nothing else.
+package apidocs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+// CSP is the page's Content-Security-Policy: scripts, styles, fonts and fetches from this
+// server only (the bundle, the stylesheet, init.js and the OpenAPI document), images from it
+// or inline data: URIs (Swagger UI's stylesheet draws its icons with them), and nothing may
+// frame the page, change its base or submit a form. No inline script or style is needed.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+//go:embed assets page.html init.js
+var files embed.FS
+
+// page is the HTML of the page; prefix and document are absolute paths on this server, so
+// that the page works at {base_path}/docs and {base_path}/docs/ alike.
+var page = template.Must(template.ParseFS(files, "page.html"))
+
+// Docs serves the page and its assets, each prepared once: identity and gzip bodies, with
+// a strong ETag for each.
+type Docs struct {
+	files map[string]*file // "" is the page; other names are the files under the prefix
+}
+
+type file struct {
+	contentType string
+	body, gz    []byte
+	etag, etagZ string
+}
+
+// New prepares the page of an edge whose base path is base ("/api/v2"): the page is
+// served at base+"/docs" and loads its assets from base+"/docs/NAME" and the OpenAPI
+// document from base+"/openapi.json".
+func New(base string) (*Docs, error) {
+	prefix := strings.TrimSuffix(base, "/") + "/docs"
+	var html bytes.Buffer
+	if err := page.Execute(&html, map[string]string{"Prefix": prefix, "Document": strings.TrimSuffix(base, "/") + "/openapi.json"}); err != nil {
+		return nil, fmt.Errorf("render the docs page: %w", err)
+	}
+	d := &Docs{files: map[string]*file{}}
+	if err := d.add("", "text/html; charset=utf-8", html.Bytes()); err != nil {
+		return nil, err
+	}
+	b, err := files.ReadFile("init.js")
+	if err != nil {
+		return nil, err
+	}
+	if err := d.add("init.js", contentType("init.js"), b); err != nil {
+		return nil, err
+	}
+	entries, err := fs.ReadDir(files, "assets")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := files.ReadFile(path.Join("assets", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if err := d.add(e.Name(), contentType(e.Name()), b); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// add prepares one file.
+func (d *Docs) add(name, ctype string, body []byte) error {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // a valid level: no error
+	if _, err := zw.Write(body); err != nil {
+		return fmt.Errorf("compress %s: %w", name, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("compress %s: %w", name, err)
+	}
+	d.files[name] = &file{contentType: ctype, body: body, gz: gz.Bytes(), etag: etag(body, ""), etagZ: etag(body, "-gzip")}
+	return nil
+}
+
+// etag is a strong entity tag from the content's hash; the gzip encoding has its own.
+func etag(body []byte, suffix string) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + suffix + `"`
+}
+
+// contentType is the media type of an asset, from its name.
+func contentType(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".js"):
+		return "text/javascript; charset=utf-8"
+	case strings.HasSuffix(name, ".css"):
+		return "text/css; charset=utf-8"
+	case strings.HasSuffix(name, ".png"):
+		return "image/png"
+	default: // LICENSE, NOTICE, *.LICENSE.txt
+		return "text/plain; charset=utf-8"
+	}
+}
+
+// Serve answers a GET or HEAD for name, "" for the page or the name of one of its files,
+// and reports whether there is such a file; when there is none it writes nothing, so that
+// the caller answers 404 in its own way. It sends the gzip body when gz is true (the
+// caller has negotiated it), and 304 when If-None-Match names the current ETag.
+func (d *Docs) Serve(w http.ResponseWriter, r *http.Request, name string, gz bool) bool {
+	f, ok := d.files[name]
+	if !ok {
+		return false
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.contentType)
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("Cache-Control", "no-cache") // always revalidate: the ETag makes that cheap
+	h.Add("Vary", "Accept-Encoding")
+	body, tag := f.body, f.etag
+	if gz {
+		body, tag = f.gz, f.etagZ
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("ETag", tag)
+	// ServeContent answers If-None-Match, HEAD and ranges, and sets Content-Length.
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
+	return true
+}

@@ -1,0 +1,124 @@
+package apidocs_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/trainingco/catalogue/edge/apidocs"
+)
+
+// serve answers one request for name through d.
+func serve(d *apidocs.Docs, method, name string, gz bool, header ...string) (*httptest.ResponseRecorder, bool) {
+	req := httptest.NewRequest(method, "/api/v2/docs/"+name, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	return rec, d.Serve(rec, req, name, gz)
+}
+
+// refs matches the URLs the page makes the browser load or link to.
+var refs = regexp.MustCompile(`(?:src|href|data-url)="([^"]*)"`)
+
+// TestPage checks that the page loads everything from this server (no CDN: it works
+// offline), under the edge's base path, and that everything it loads is served.
+func TestPage(t *testing.T) {
+	d, err := apidocs.New("/catalogue/api/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, ok := serve(d, http.MethodGet, "", false)
+	if !ok || rec.Code != http.StatusOK {
+		t.Fatalf("page: served %v, status %d", ok, rec.Code)
+	}
+	for name, want := range map[string]string{
+		"Content-Type":            "text/html; charset=utf-8",
+		"Content-Security-Policy": apidocs.CSP,
+		"Cache-Control":           "no-cache",
+	} {
+		if got := rec.Header().Get(name); got != want {
+			t.Errorf("page: %s = %q, want %q", name, got, want)
+		}
+	}
+	loaded := 0
+	for _, m := range refs.FindAllStringSubmatch(rec.Body.String(), -1) {
+		url := m[1]
+		switch {
+		case url == "https://github.com/swagger-api/swagger-ui": // a link to follow, not loaded
+		case url == "/catalogue/api/v2/openapi.json":
+			loaded++
+		case strings.HasPrefix(url, "/catalogue/api/v2/docs/"):
+			loaded++
+			name := strings.TrimPrefix(url, "/catalogue/api/v2/docs/")
+			if r, ok := serve(d, http.MethodGet, name, false); !ok || r.Code != http.StatusOK || r.Body.Len() == 0 {
+				t.Errorf("the page refers to %s, which is not served (status %d)", url, r.Code)
+			}
+		default:
+			t.Errorf("the page refers to %q, outside the edge's base path", url)
+		}
+	}
+	// The document (for Swagger UI and for a browser without JavaScript), the stylesheet,
+	// the icon, the bundle, init.js and the three licences.
+	if loaded != 9 {
+		t.Errorf("the page refers to %d files of this server, want 9:\n%s", loaded, rec.Body)
+	}
+}
+
+// TestAssets checks the headers, gzip bodies and conditional requests of the files.
+func TestAssets(t *testing.T) {
+	d, err := apidocs.New("/api/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := os.ReadFile("assets/swagger-ui-bundle.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", false)
+	zipped, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", true)
+	if plain.Code != 200 || !bytes.Equal(plain.Body.Bytes(), bundle) || plain.Header().Get("Content-Type") != "text/javascript; charset=utf-8" {
+		t.Errorf("bundle: status %d, %d bytes, %q; want 200, the %d bytes of assets/, JavaScript",
+			plain.Code, plain.Body.Len(), plain.Header().Get("Content-Type"), len(bundle))
+	}
+	zr, err := gzip.NewReader(zipped.Body)
+	if err != nil {
+		t.Fatalf("gzip bundle: %v", err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(unzipped, bundle) || zipped.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("gzip bundle: %v, %d bytes unzipped, Content-Encoding %q; want the bundle, gzip", err, len(unzipped), zipped.Header().Get("Content-Encoding"))
+	}
+	if zipped.Body.Len() >= len(bundle)/2 {
+		t.Errorf("gzip bundle: %d bytes of %d, want less than half", zipped.Body.Len(), len(bundle))
+	}
+	etag, etagZ := plain.Header().Get("ETag"), zipped.Header().Get("ETag")
+	if etag == "" || etag == etagZ {
+		t.Errorf("ETags %q and %q: want two different ones, one per encoding", etag, etagZ)
+	}
+	if r, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", false, "If-None-Match", etag); r.Code != http.StatusNotModified || r.Body.Len() != 0 {
+		t.Errorf("If-None-Match with the current ETag: status %d, %d bytes; want 304 without a body", r.Code, r.Body.Len())
+	}
+	if r, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", false, "If-None-Match", etagZ); r.Code != http.StatusOK {
+		t.Errorf("If-None-Match with the gzip ETag on the identity body: status %d, want 200", r.Code)
+	}
+	if r, _ := serve(d, http.MethodHead, "swagger-ui.css", false); r.Code != 200 || r.Body.Len() != 0 || r.Header().Get("Content-Type") != "text/css; charset=utf-8" {
+		t.Errorf("HEAD swagger-ui.css: status %d, %d bytes, %q; want 200, no body, CSS", r.Code, r.Body.Len(), r.Header().Get("Content-Type"))
+	}
+	for _, name := range []string{"LICENSE", "NOTICE"} {
+		if r, _ := serve(d, http.MethodGet, name, false); r.Code != 200 || !strings.Contains(r.Body.String(), "SmartBear") && !strings.Contains(r.Body.String(), "Apache License") {
+			t.Errorf("%s: status %d; want Swagger UI's licence text\n%.200s", name, r.Code, r.Body)
+		}
+	}
+	for _, name := range []string{"page.html", "assets/LICENSE", "../apidocs.go", "swagger-ui-bundle.js.map", "index.html"} {
+		if rec, ok := serve(d, http.MethodGet, name, false); ok || rec.Body.Len() != 0 {
+			t.Errorf("%q: served %v (%d bytes); want not served, nothing written", name, ok, rec.Body.Len())
+		}
+	}
+}
