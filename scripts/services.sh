@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts or stops the real services the tests talk to, PostgreSQL (scripts/pg.sh), MinIO
-# (scripts/minio.sh) and Redis (scripts/redis.sh), all kept in DIR.
+# (scripts/minio.sh) and Redis (scripts/redis.sh), all kept in DIR; and names the Chromium
+# (scripts/chromium.sh, installed when missing) that the docs page test drives.
 #   scripts/services.sh start DIR   -> prints `export NAME=value` lines for the variables the
 #                                      tests read (builder/buildertest); eval them in a shell
 #   scripts/services.sh stop DIR
@@ -33,6 +34,8 @@ start)
 	pg=$("$here/pg.sh" start "$dir/pg") || { echo "services.sh: PostgreSQL did not start" >&2; exit 1; }
 	s3=$("$here/minio.sh" start "$dir/minio") || { echo "services.sh: MinIO did not start" >&2; exit 1; }
 	redis=$("$here/redis.sh" start "$dir/redis") || { echo "services.sh: Redis did not start" >&2; exit 1; }
+	# Not a service: the browser that loads the docs page in cmd/e2e, installed when missing.
+	chromium=$("$here/chromium.sh") || { echo "services.sh: no Chromium for the docs page test" >&2; exit 1; }
 	case "$pg" in postgres://*) ;; *) echo "services.sh: pg.sh printed no URL (got '$pg')" >&2; exit 1 ;; esac
 	case "$s3" in http://* | https://*) ;; *) echo "services.sh: minio.sh printed no endpoint (got '$s3')" >&2; exit 1 ;; esac
 	case "$redis" in redis://*) ;; *) echo "services.sh: redis.sh printed no URL (got '$redis')" >&2; exit 1 ;; esac
@@ -40,6 +43,7 @@ start)
 	export_line CATALOGUE_TEST_PG_URL "$pg"
 	export_line CATALOGUE_TEST_S3_ENDPOINT "$s3"
 	export_line CATALOGUE_TEST_REDIS_URL "$redis"
+	export_line CATALOGUE_TEST_CHROMIUM "$chromium"
 	export_line AWS_ACCESS_KEY_ID "${MINIO_ROOT_USER:-minioadmin}"
 	export_line AWS_SECRET_ACCESS_KEY "${MINIO_ROOT_PASSWORD:-minioadmin}"
 	export_line AWS_REGION us-east-1
