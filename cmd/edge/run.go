@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,6 +28,10 @@ const (
 	writeTimeout      = 30 * time.Second
 	idleTimeout       = 2 * time.Minute
 	shutdownTimeout   = 20 * time.Second // in-flight requests get this long after a signal
+	// maxHeaderBytes bounds a request's headers (net/http adds 4 KiB of slack, and answers
+	// 431 past it): tokens and JWTs take a few KiB, net/http's default of 1 MiB would let
+	// every request hold a megabyte.
+	maxHeaderBytes = 32 << 10
 )
 
 // Pool settings. The edge queries the replica only for the class search and the token
@@ -34,6 +39,10 @@ const (
 const (
 	maxConns       = 8
 	connectTimeout = 5 * time.Second
+	// statementMargin is how much longer than edge.search_timeout PostgreSQL lets a
+	// statement of the edge run: the edge's own deadline answers the client first, and the
+	// server's ends the statement should the edge's cancel request be lost.
+	statementMargin = time.Second
 )
 
 // run is the whole command: it parses args, serves until ctx is done, then shuts down.
@@ -119,6 +128,7 @@ func openReplica(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) 
 	// execution picks the index the actual filters need. Planning costs far less than a
 	// bad plan.
 	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt((cfg.Edge.SearchTimeout + statementMargin).Milliseconds(), 10)
 	pc.MaxConns = maxConns
 	if pc.ConnConfig.ConnectTimeout == 0 {
 		pc.ConnConfig.ConnectTimeout = connectTimeout
@@ -145,6 +155,7 @@ func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler) e
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

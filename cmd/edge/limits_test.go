@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/config"
+)
+
+// TestRunBoundsRequestHeaders: request headers past 32 KiB are refused with 431 before any
+// handler runs (net/http's default would read a megabyte); ordinary ones are served.
+func TestRunBoundsRequestHeaders(t *testing.T) {
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	dbURL := buildertest.NewMigratedDatabase(t)
+	token := newToken(t, dbURL)
+	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\n", dbURL, storeDir))
+	addr, _ := started(t, "--config", cfg, "--listen", "127.0.0.1:0")
+	for _, tt := range []struct {
+		size int
+		want int
+	}{{8 << 10, http.StatusOK}, {24 << 10, http.StatusOK}, {64 << 10, http.StatusRequestHeaderFieldsTooLarge}, {1 << 20, http.StatusRequestHeaderFieldsTooLarge}} {
+		req, err := http.NewRequest("GET", "http://"+addr+"/api/v2/public/course/1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("X-Padding", strings.Repeat("p", tt.size))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET with a header of %d bytes: %v", tt.size, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tt.want {
+			t.Errorf("GET with a header of %d bytes: status %d, want %d", tt.size, res.StatusCode, tt.want)
+		}
+	}
+}
+
+// TestReplicaStatementTimeout: the search pool's sessions carry statement_timeout, so that
+// PostgreSQL itself ends a search the edge gave up on even when the edge's cancel request
+// never reaches it.
+func TestReplicaStatementTimeout(t *testing.T) {
+	cfg := config.Default()
+	cfg.Database.URL = buildertest.NewDatabase(t)
+	cfg.Edge.SearchTimeout = 1500 * time.Millisecond
+	ctx := context.Background()
+	pool, err := openReplica(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var got string
+	if err := pool.QueryRow(ctx, "SHOW statement_timeout").Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "2500ms" {
+		t.Errorf("statement_timeout of a search connection = %q, want 2500ms (edge.search_timeout and a second)", got)
+	}
+}
