@@ -87,3 +87,49 @@ CREATE INDEX IF NOT EXISTS registrations_class_idx ON registrations (class_id);
 -- a student has a few registrations, so that is a short range of one student's entries.
 CREATE INDEX IF NOT EXISTS registrations_student_idx ON registrations (student_id, class_id, id)
     INCLUDE (test_date) WHERE student_id IS NOT NULL;
+
+-- The version of what the class search matches on: public, dates and course of classes;
+-- public, name and type of courses. The edge keeps these in memory to find a search's page
+-- and total without counting in the database (edge/search), and uses them only while the
+-- version its data was read at is the version that the page's own query sees, so that both
+-- come from the same data. catalogue_search_version is that version: the number of
+-- statements that have changed these columns, as seen by the reading transaction. Each such
+-- statement adds a row of 1 (a trigger, below); rather than update one counter row, which
+-- would make every writer of classes wait for the others and fail REPEATABLE READ writers,
+-- a writer at READ COMMITTED also folds the rows no one holds into its own (SKIP LOCKED:
+-- it never waits), so the table stays a few rows long and the sum is unchanged by folding.
+CREATE TABLE IF NOT EXISTS catalogue_search_changes (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    n  BIGINT NOT NULL
+);
+CREATE OR REPLACE VIEW catalogue_search_version AS
+    SELECT COALESCE(SUM(n), 0)::bigint AS version FROM catalogue_search_changes;
+CREATE OR REPLACE FUNCTION catalogue_search_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('transaction_isolation') = 'read committed' THEN
+        WITH folded AS (
+            DELETE FROM catalogue_search_changes
+            WHERE id IN (SELECT id FROM catalogue_search_changes ORDER BY id LIMIT 100
+                         FOR UPDATE SKIP LOCKED)
+            RETURNING n
+        )
+        INSERT INTO catalogue_search_changes (n) SELECT 1 + COALESCE(SUM(n), 0) FROM folded;
+    ELSE
+        -- A row deleted by a transaction that committed after this one began would fail
+        -- it with a serialization error: leave folding to others.
+        INSERT INTO catalogue_search_changes (n) VALUES (1);
+    END IF;
+    RETURN NULL;
+END
+$$;
+-- Statement triggers: a bulk change adds one row. ENABLE ALWAYS: they fire also where
+-- changes are applied with session_replication_role = replica (logical replication).
+CREATE OR REPLACE TRIGGER classes_search_changed
+    AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, course_id, start_date, end_date, is_public
+    ON classes FOR EACH STATEMENT EXECUTE FUNCTION catalogue_search_changed();
+ALTER TABLE classes ENABLE ALWAYS TRIGGER classes_search_changed;
+CREATE OR REPLACE TRIGGER courses_search_changed
+    AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, type, is_public
+    ON courses FOR EACH STATEMENT EXECUTE FUNCTION catalogue_search_changed();
+ALTER TABLE courses ENABLE ALWAYS TRIGGER courses_search_changed;

@@ -19,14 +19,16 @@ var embedded embed.FS
 
 // Names of the templates. Each file starts with a comment saying what it returns.
 const (
-	Schema     = "schema.sql"     // the reference schema and its indexes, idempotent
-	Courses    = "courses.sql"    // every public course
-	Classes    = "classes.sql"    // every public class of a public course, with seats taken and its room
-	Popularity = "popularity.sql" // registrations of all time per public course
-	Search     = "search.sql"     // one page of the class search with the total
-	Count      = "count.sql"      // the total of the class search alone (page past the last)
-	Tokens     = "tokens.sql"     // hashes of the active API tokens
-	Student    = "student.sql"    // a signed-in student's registration_id and prev_reg_test_date (D32)
+	Schema      = "schema.sql"       // the reference schema and its indexes, idempotent
+	Courses     = "courses.sql"      // every public course
+	Classes     = "classes.sql"      // every public class of a public course, with seats taken and its room
+	Popularity  = "popularity.sql"   // registrations of all time per public course
+	Search      = "search.sql"       // one page of the class search with the total
+	Count       = "count.sql"        // the total of the class search alone (page past the last)
+	SearchIndex = "search_index.sql" // what the class search matches on, for the edge's index
+	SearchPage  = "search_page.sql"  // the classes of a page the edge's index found, and the version
+	Tokens      = "tokens.sql"       // hashes of the active API tokens
+	Student     = "student.sql"      // a signed-in student's registration_id and prev_reg_test_date (D32)
 )
 
 // Names of the templates of the admin commands (builder token, builder seed). They work on

@@ -1,0 +1,138 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Querier runs a query: a *pgxpool.Pool or a *pgx.Conn.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// letters is the argument of templates/search_index.sql: the ASCII letters whose lowering
+// by the database the index learns (fold).
+const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// Load reads an Index with sql (templates/search_index.sql: its version, then one row per
+// public course, in one statement so that both come from one snapshot).
+func Load(ctx context.Context, db Querier, sql string) (*Index, error) {
+	rows, err := db.Query(ctx, sql, letters)
+	if err != nil {
+		return nil, fmt.Errorf("read the search index: %w", err)
+	}
+	defer rows.Close()
+	ix := &Index{version: -1}
+	var r struct {
+		version      int64
+		id           *int64
+		online       *bool
+		name         *string
+		ids          []int64
+		starts, ends []int32
+		fold         *string
+	}
+	for rows.Next() {
+		if err := rows.Scan(&r.version, &r.id, &r.online, &r.name, &r.ids, &r.starts, &r.ends, &r.fold); err != nil {
+			return nil, fmt.Errorf("read the search index: %w", err)
+		}
+		if err := ix.addRow(r.version, r.id, r.online, r.name, r.ids, r.starts, r.ends, r.fold); err != nil {
+			return nil, fmt.Errorf("read the search index: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the search index: %w", err)
+	}
+	if ix.version < 0 {
+		return nil, fmt.Errorf("read the search index: no row, not even the version")
+	}
+	// Exactly as long as needed: appending left up to twice the room.
+	ix.ids, ix.starts, ix.ends = slices.Clone(ix.ids), slices.Clone(ix.starts), slices.Clone(ix.ends)
+	return ix, nil
+}
+
+// addRow adds one row of the query: the version, and a course unless id is NULL (the one
+// row of a catalogue without public courses).
+func (ix *Index) addRow(version int64, id *int64, online *bool, name *string, ids []int64, starts, ends []int32, fold *string) error {
+	if ix.version >= 0 && version != ix.version {
+		return fmt.Errorf("rows at versions %d and %d: the query must read one snapshot", ix.version, version)
+	}
+	if ix.version < 0 {
+		ix.setFold(fold)
+	}
+	ix.version = version
+	if id == nil {
+		return nil
+	}
+	if online == nil || name == nil {
+		return fmt.Errorf("course %d has no name or type", *id)
+	}
+	return ix.addCourse(*id, *online, *name, ids, starts, ends)
+}
+
+// addCourse appends one course and its classes; it must come after the courses before it
+// (by id).
+func (ix *Index) addCourse(id int64, online bool, name string, ids []int64, starts, ends []int32) error {
+	switch {
+	case len(ix.courses) > 0 && id <= ix.courses[len(ix.courses)-1].id:
+		return fmt.Errorf("course %d after course %d: the rows must be in ascending id order", id, ix.courses[len(ix.courses)-1].id)
+	case len(ids) != len(starts) || len(ids) != len(ends):
+		return fmt.Errorf("course %d has %d ids, %d starts and %d ends", id, len(ids), len(starts), len(ends))
+	}
+	lo := int32(len(ix.ids))
+	ix.ids = append(ix.ids, ids...)
+	ix.starts = append(ix.starts, starts...)
+	ix.ends = append(ix.ends, ends...)
+	c := course{id: id, name: name, online: online, lo: lo, hi: int32(len(ix.ids))}
+	ix.sortClasses(c)
+	ix.courses = append(ix.courses, c)
+	return nil
+}
+
+// sortClasses puts c's classes in (start, id) order if the query did not.
+func (ix *Index) sortClasses(c course) {
+	ordered := true
+	for i := c.lo + 1; i < c.hi && ordered; i++ {
+		ordered = ix.before(i-1, i)
+	}
+	if ordered {
+		return
+	}
+	type class struct {
+		id         int64
+		start, end int32
+	}
+	cs := make([]class, 0, c.hi-c.lo)
+	for i := c.lo; i < c.hi; i++ {
+		cs = append(cs, class{ix.ids[i], ix.starts[i], ix.ends[i]})
+	}
+	slices.SortFunc(cs, func(a, b class) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for i, x := range cs {
+		ix.ids[c.lo+int32(i)], ix.starts[c.lo+int32(i)], ix.ends[c.lo+int32(i)] = x.id, x.start, x.end
+	}
+}
+
+// setFold learns from fold, the database's lower() of letters, how it lowers each ASCII
+// letter. The index folds names only when every letter lowers to its ASCII lower case:
+// then lower() of an ASCII search is the ASCII lowering (other ASCII characters have no
+// case). NULL (a database that is not UTF-8) or anything else leaves name searches to the
+// database.
+func (ix *Index) setFold(fold *string) {
+	for c := range ix.fold {
+		ix.fold[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			ix.fold[c] = byte(c) + 'a' - 'A'
+		}
+	}
+	want := string(ix.fold['A':'Z'+1]) + string(ix.fold['a':'z'+1])
+	ix.folds = fold != nil && *fold == want
+}
