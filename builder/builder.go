@@ -80,6 +80,14 @@ func buildAndPublish(ctx context.Context, cfg config.Config, tpl *templates.Set,
 	if err != nil {
 		return publish.Result{}, err
 	}
+	res, _, err := buildAll(ctx, cfg, tpl, st, opts, held, snapshot.Build{Trigger: snapshot.TriggerRun})
+	return res, err
+}
+
+// buildAll renders every document and publishes them; held checks that the builder still
+// holds the lock. It returns, with the result, the state of the catalogue that a later
+// partial build starts from.
+func buildAll(ctx context.Context, cfg config.Config, tpl *templates.Set, st store.Store, opts RunOptions, held func(context.Context) error, b snapshot.Build) (publish.Result, *catalogue.State, error) {
 	p := newPublisher(cfg, st, opts.Progress, opts.Now)
 	p.CheckLock = held
 	// The current manifest (about 11 MB at 100,000 documents) is read while the database is:
@@ -92,19 +100,24 @@ func buildAndPublish(ctx context.Context, cfg config.Config, tpl *templates.Set,
 	rendered, err := build(ctx, cfg.ReplicaURL(), tpl, today, opts)
 	reading.Wait()
 	if err != nil {
-		return publish.Result{}, err
+		return publish.Result{}, nil, err
 	}
 	if curErr != nil {
-		return publish.Result{}, curErr
+		return publish.Result{}, nil, curErr
 	}
-	meta := publish.Meta{Today: today.Format(time.DateOnly), Timezone: cfg.Timezone, Counts: rendered.Counts}
-	return p.PublishOver(ctx, cur, rendered.Docs, meta, opts.Force)
+	meta := publish.Meta{Today: today.Format(time.DateOnly), Timezone: cfg.Timezone, Counts: rendered.Counts, Build: b}
+	res, err := p.PublishOver(ctx, cur, rendered.Docs, meta, opts.Force)
+	return res, rendered.State, err
 }
 
 // build reads the replica and renders every document for today.
 func build(ctx context.Context, replicaURL string, tpl *templates.Set, today time.Time, opts RunOptions) (*catalogue.Rendered, error) {
 	opts.report(publish.Progress{Phase: PhaseReading})
-	data, err := read(ctx, replicaURL, tpl)
+	var data *catalogue.Data
+	err := readTx(ctx, replicaURL, func(tx pgx.Tx) (err error) {
+		data, err = catalogue.Read(ctx, tx, tpl)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -118,27 +131,26 @@ func build(ctx context.Context, replicaURL string, tpl *templates.Set, today tim
 	return rendered, nil
 }
 
-// read reads the catalogue in one read-only REPEATABLE READ transaction, so that every
-// document of the snapshot comes from the same state of the database.
-func read(ctx context.Context, replicaURL string, tpl *templates.Set) (*catalogue.Data, error) {
+// readTx runs read in one read-only REPEATABLE READ transaction on the replica, so that
+// every document of the snapshot comes from the same state of the database.
+func readTx(ctx context.Context, replicaURL string, read func(pgx.Tx) error) error {
 	conn, err := pgx.Connect(ctx, replicaURL)
 	if err != nil {
-		return nil, fmt.Errorf("connect to the replica: %w", err)
+		return fmt.Errorf("connect to the replica: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, fmt.Errorf("begin read: %w", err)
+		return fmt.Errorf("begin read: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	data, err := catalogue.Read(ctx, tx, tpl)
-	if err != nil {
-		return nil, fmt.Errorf("read the catalogue: %w", err)
+	if err := read(tx); err != nil {
+		return fmt.Errorf("read the catalogue: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("end read: %w", err)
+		return fmt.Errorf("end read: %w", err)
 	}
-	return data, nil
+	return nil
 }
 
 // openStore opens the store and creates its bucket or folder when it does not exist yet.

@@ -10,7 +10,11 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/builder/listen"
+	"github.com/trainingco/catalogue/builder/pending"
 	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/config"
 )
 
@@ -22,77 +26,140 @@ type ServeOptions struct {
 	AfterRun func(publish.Result, error)
 	// Now is the clock of the builds; nil means time.Now.
 	Now func() time.Time
+	// Metrics receive serve's measurements; nil means they are kept nowhere.
+	Metrics *Metrics
+	// Progress, when set, is told about each phase of every build (tests stop builds at
+	// chosen moments through it).
+	Progress func(publish.Progress)
 }
 
-// Serve builds once at start and then on cfg.Builder.Schedule (in cfg's time zone) until ctx
-// is cancelled. Runs never overlap: a run due while one is still going is skipped. A failed
-// run is logged and the next one tries again. When ctx is cancelled Serve stops scheduling,
-// waits for the run in progress, which the cancellation interrupts before its pointer is
-// written if it has not been yet, and returns nil.
+// midnight is when a new day starts in the configured time zone: upcoming classes and
+// can_register move with it, so everything is rendered again.
+const midnight = "0 0 * * *"
+
+// startWait is how long serve waits for its listener's first connection before it builds
+// anyway: that connection's build is the build at start, but a primary that refuses LISTEN,
+// or another builder holding the listener's lease, must not leave serve without one.
+const startWait = 2 * time.Second
+
+// Serve builds once at start, then on cfg.Builder.Schedule and at midnight (in cfg's time
+// zone), and, with builder.listen, after every change committed on the primary, until ctx
+// is cancelled. Builds never overlap: whatever is asked for during a build is gathered into
+// the next one. A change builds only the documents it affects (see changes.go); a failed
+// build is logged and the next one tries again. When ctx is cancelled Serve stops
+// scheduling, waits for the build in progress, which the cancellation interrupts before its
+// pointer is written if it has not been yet, and returns nil.
 func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	log := opts.Logger
-	sched, err := cron.ParseStandard(cfg.Builder.Schedule)
+	s, err := newServer(cfg, opts)
 	if err != nil {
-		return fmt.Errorf("builder.schedule: %w", err)
+		return err
 	}
-	log.Info("builder serve starting", "config", cfg.Redacted(), "schedule", cfg.Builder.Schedule)
-
-	cl := cronLogger{log}
-	c := cron.New(cron.WithLocation(cfg.Location()), cron.WithLogger(cl))
-	// The same wrapped job serves the run at start and the scheduled ones, so that
-	// SkipIfStillRunning also keeps a slow first run from overlapping the next.
-	job := cron.NewChain(cron.SkipIfStillRunning(cl)).Then(cron.FuncJob(func() { runLogged(ctx, cfg, opts) }))
-	c.Schedule(sched, job)
-
-	var first sync.WaitGroup
-	first.Go(job.Run)
+	listening := cfg.Builder.Listen && cfg.Database.URL != ""
+	s.log.Info("builder serve starting", "config", cfg.Redacted(), "schedule", cfg.Builder.Schedule, "listen", listening)
+	if cfg.Builder.Listen && !listening {
+		s.log.Warn("builder.listen is on but database.url is not set: changes are published on the schedule only")
+	}
+	q := &pending.Queue{Quiet: cfg.Builder.Debounce, MaxDelay: cfg.Builder.MaxDelay}
+	c, err := s.schedule(q)
+	if err != nil {
+		return err
+	}
+	var bg sync.WaitGroup
+	if listening {
+		connected := make(chan struct{})
+		bg.Go(func() { s.listen(ctx, q, connected) })
+		bg.Go(func() {
+			select {
+			case <-connected: // its build is the build at start
+			case <-time.After(startWait):
+				q.Full(snapshot.TriggerStart, 0)
+			case <-ctx.Done():
+			}
+		})
+	} else {
+		q.Full(snapshot.TriggerStart, 0)
+	}
 	c.Start()
+	var loop sync.WaitGroup
+	loop.Go(func() { s.loop(ctx, q) })
 	<-ctx.Done()
-	log.Info("builder serve stopping: waiting for the run in progress")
+	s.log.Info("builder serve stopping: waiting for the run in progress")
 	<-c.Stop().Done()
-	first.Wait()
-	log.Info("builder serve stopped")
+	loop.Wait()
+	bg.Wait()
+	s.log.Info("builder serve stopped")
 	return nil
 }
 
-// runLogged runs one build and logs its outcome; a failure waits for the next schedule.
-func runLogged(ctx context.Context, cfg config.Config, opts ServeOptions) {
-	if ctx.Err() != nil {
-		return // stopping: a run due now must not start
+// schedule returns the cron that asks q for the scheduled and the midnight builds.
+func (s *server) schedule(q *pending.Queue) (*cron.Cron, error) {
+	sched, err := cron.ParseStandard(s.cfg.Builder.Schedule)
+	if err != nil {
+		return nil, fmt.Errorf("builder.schedule: %w", err)
 	}
-	log := opts.Logger
-	res, err := Run(ctx, cfg, RunOptions{Logger: log, Now: opts.Now})
-	switch {
-	case errors.Is(err, publish.ErrCollect):
-		log.Warn("published snapshot, but collecting old ones failed; the next run tries again",
-			"snapshot", res.SnapshotID, "error", err.Error())
-	case err != nil && ctx.Err() != nil:
-		log.Info("build interrupted by shutdown; nothing was published", "error", err.Error())
-	case err != nil:
-		log.Error("build failed; the next scheduled run tries again", "error", err.Error())
-	default:
-		log.Info("published snapshot", "snapshot", res.SnapshotID, "documents", res.Documents,
-			"objects_stored", res.ObjectsStored, "bytes_stored", res.BytesStored,
-			"snapshots_collected", res.Collected, "seconds", res.Duration.Seconds())
+	day, err := cron.ParseStandard(midnight)
+	if err != nil {
+		return nil, err
 	}
-	if opts.AfterRun != nil {
-		opts.AfterRun(res, err)
+	c := cron.New(cron.WithLocation(s.cfg.Location()), cron.WithLogger(cronLogger{s.log}))
+	c.Schedule(sched, cron.FuncJob(func() { q.Full(snapshot.TriggerSchedule, 0) }))
+	c.Schedule(day, cron.FuncJob(func() { q.Full(snapshot.TriggerMidnight, 0) }))
+	return c, nil
+}
+
+// listen feeds q with what the primary notifies until ctx is done. The first connection
+// closes connected and asks for the build at start; every later one asks for a full build,
+// since notifications sent while disconnected are lost.
+func (s *server) listen(ctx context.Context, q *pending.Queue, connected chan struct{}) {
+	var first sync.Once
+	var leaseLogged bool
+	_ = listen.Listen(ctx, listen.Options{
+		URL: s.cfg.Database.URL,
+		Connected: func(lsn changes.LSN) {
+			s.metrics.connects.Inc()
+			trigger := snapshot.TriggerListen
+			first.Do(func() { trigger = snapshot.TriggerStart; close(connected) })
+			leaseLogged = false
+			s.log.Info("listening for changes on the primary", "channel", changes.Channel, "wal", lsn.String())
+			q.Full(trigger, lsn)
+		},
+		Notified: func(payload string, lsn changes.LSN, at time.Time) {
+			s.metrics.notifications.Inc()
+			if err := q.Change(snapshot.TriggerChange, payload, lsn, at); err != nil {
+				s.log.Warn("a change notification could not be read; the next build renders everything", "error", err.Error())
+			}
+		},
+		LogError: func(err error) {
+			switch {
+			case ctx.Err() != nil:
+			case errors.Is(err, listen.ErrLeaseHeld):
+				if !leaseLogged {
+					s.log.Info("another builder serve listens for changes; this one builds on the schedule and takes over if it stops")
+					leaseLogged = true
+				}
+			default:
+				s.log.Warn("listening for changes: reconnecting; until then changes are published on the schedule", "error", err.Error())
+			}
+		},
+	})
+}
+
+// loop runs one build per batch until ctx is done.
+func (s *server) loop(ctx context.Context, q *pending.Queue) {
+	for {
+		b, ok := q.Next(ctx)
+		if !ok || ctx.Err() != nil {
+			return // stopping: a build due now must not start
+		}
+		s.build(ctx, b)
 	}
 }
 
 // cronLogger sends cron's messages to slog.
 type cronLogger struct{ log *slog.Logger }
 
-// Info logs a skipped run at info level and cron's other messages, which repeat at every
-// tick, at debug level.
+// Info logs cron's messages, which repeat at every tick, at debug level.
 func (l cronLogger) Info(msg string, keysAndValues ...any) {
-	if msg == "skip" {
-		l.log.Info("a scheduled build is skipped: the previous one is still running")
-		return
-	}
 	l.log.Debug("cron: "+msg, keysAndValues...)
 }
 

@@ -62,6 +62,20 @@ type Builder struct {
 	// CollectGrace is how long a snapshot that no pointer keeps (one not yet published, or
 	// one past keep) is left in the store after its build started, with its objects.
 	CollectGrace time.Duration `mapstructure:"collect_grace"`
+	// Listen makes builder serve LISTEN on database.url for the notifications of the
+	// triggers that builder migrate installs (and migrate install them; off: remove them),
+	// and publish each change within seconds. Off: builds run on Schedule only.
+	Listen bool `mapstructure:"listen"`
+	// Debounce is the quiet period after a change before its build starts, so that a burst
+	// of changes makes one build; MaxDelay bounds that wait when changes keep coming.
+	Debounce time.Duration `mapstructure:"debounce"`
+	MaxDelay time.Duration `mapstructure:"max_delay"`
+	// ReplicaWait bounds how long a build waits for the replica to replay a change it was
+	// told about before it reads anyway.
+	ReplicaWait time.Duration `mapstructure:"replica_wait"`
+	// MetricsListen is the address where builder serve answers /metrics (Prometheus);
+	// empty: no listener.
+	MetricsListen string `mapstructure:"metrics_listen"`
 }
 
 // Edge configures the edge server.
@@ -116,7 +130,10 @@ func Default() Config {
 	return Config{
 		Store:    Store{URL: "file://./data/catalogue", Region: "us-east-1"},
 		Timezone: "UTC",
-		Builder:  Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5, CollectGrace: time.Hour},
+		Builder: Builder{
+			Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5, CollectGrace: time.Hour,
+			Listen: true, Debounce: 100 * time.Millisecond, MaxDelay: time.Second, ReplicaWait: 10 * time.Second,
+		},
 		Edge: Edge{
 			Listen:        ":8080",
 			BasePath:      "/api/v2",
@@ -136,28 +153,33 @@ func Default() Config {
 func defaults() map[string]any {
 	d := Default()
 	return map[string]any{
-		"database.url":          d.Database.URL,
-		"replica.url":           d.Replica.URL,
-		"store.url":             d.Store.URL,
-		"store.endpoint":        d.Store.Endpoint,
-		"store.region":          d.Store.Region,
-		"timezone":              d.Timezone,
-		"templates.dir":         d.Templates.Dir,
-		"builder.schedule":      d.Builder.Schedule,
-		"builder.keep":          d.Builder.Keep,
-		"builder.max_shrink":    d.Builder.MaxShrink,
-		"builder.collect_grace": d.Builder.CollectGrace,
-		"edge.listen":           d.Edge.Listen,
-		"edge.base_path":        d.Edge.BasePath,
-		"edge.rate_limit":       d.Edge.RateLimit,
-		"edge.poll_interval":    d.Edge.PollInterval,
-		"edge.token_refresh":    d.Edge.TokenRefresh,
-		"edge.cache_max_age":    d.Edge.CacheMaxAge,
-		"edge.cors_origins":     d.Edge.CORSOrigins,
-		"edge.cache_dir":        d.Edge.CacheDir,
-		"edge.search_timeout":   d.Edge.SearchTimeout,
-		"edge.search_cache":     d.Edge.SearchCache,
-		"edge.trusted_proxies":  d.Edge.TrustedProxies,
+		"database.url":           d.Database.URL,
+		"replica.url":            d.Replica.URL,
+		"store.url":              d.Store.URL,
+		"store.endpoint":         d.Store.Endpoint,
+		"store.region":           d.Store.Region,
+		"timezone":               d.Timezone,
+		"templates.dir":          d.Templates.Dir,
+		"builder.schedule":       d.Builder.Schedule,
+		"builder.keep":           d.Builder.Keep,
+		"builder.max_shrink":     d.Builder.MaxShrink,
+		"builder.collect_grace":  d.Builder.CollectGrace,
+		"builder.listen":         d.Builder.Listen,
+		"builder.debounce":       d.Builder.Debounce,
+		"builder.max_delay":      d.Builder.MaxDelay,
+		"builder.replica_wait":   d.Builder.ReplicaWait,
+		"builder.metrics_listen": d.Builder.MetricsListen,
+		"edge.listen":            d.Edge.Listen,
+		"edge.base_path":         d.Edge.BasePath,
+		"edge.rate_limit":        d.Edge.RateLimit,
+		"edge.poll_interval":     d.Edge.PollInterval,
+		"edge.token_refresh":     d.Edge.TokenRefresh,
+		"edge.cache_max_age":     d.Edge.CacheMaxAge,
+		"edge.cors_origins":      d.Edge.CORSOrigins,
+		"edge.cache_dir":         d.Edge.CacheDir,
+		"edge.search_timeout":    d.Edge.SearchTimeout,
+		"edge.search_cache":      d.Edge.SearchCache,
+		"edge.trusted_proxies":   d.Edge.TrustedProxies,
 		// Signed-in students (D30, D31).
 		"edge.jwt.hmac_secret":   d.Edge.JWT.HMACSecret,
 		"edge.jwt.jwks_url":      d.Edge.JWT.JWKSURL,
@@ -174,6 +196,8 @@ func Keys() []string {
 		"database.url", "replica.url", "store.url", "store.endpoint", "store.region", "timezone",
 		"templates.dir", "builder.schedule", "builder.keep", "builder.max_shrink",
 		"builder.collect_grace",
+		"builder.listen", "builder.debounce", "builder.max_delay", "builder.replica_wait",
+		"builder.metrics_listen",
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
 		"edge.search_timeout", "edge.search_cache", "edge.trusted_proxies",
@@ -270,8 +294,27 @@ func (c Config) Validate() error {
 	if c.Builder.CollectGrace <= 0 {
 		bad("builder.collect_grace", "must be > 0", c.Builder.CollectGrace)
 	}
+	errs = append(errs, c.Builder.validateFreshness()...)
 	errs = append(errs, c.Edge.validate()...)
 	return errors.Join(errs...)
+}
+
+// validateFreshness checks the keys of change-triggered builds.
+func (b Builder) validateFreshness() []error {
+	var errs []error
+	if b.Debounce < 0 {
+		errs = append(errs, fmt.Errorf("builder.debounce: must not be negative (got %v)", b.Debounce))
+	}
+	if b.MaxDelay < b.Debounce {
+		errs = append(errs, fmt.Errorf("builder.max_delay: must be at least builder.debounce (%v) (got %v)", b.Debounce, b.MaxDelay))
+	}
+	if b.ReplicaWait <= 0 {
+		errs = append(errs, fmt.Errorf("builder.replica_wait: must be a positive duration such as 10s (got %v)", b.ReplicaWait))
+	}
+	if b.MetricsListen != "" && !strings.Contains(b.MetricsListen, ":") {
+		errs = append(errs, fmt.Errorf("builder.metrics_listen: must be an address such as 127.0.0.1:9464 (got %q)", b.MetricsListen))
+	}
+	return errs
 }
 
 func (e Edge) validate() []error {

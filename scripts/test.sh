@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs a command against real services: starts PostgreSQL, MinIO and Redis in a throwaway folder
+# Runs a command against real services: starts PostgreSQL (with a streaming standby), MinIO
+# and Redis in a throwaway folder
 # (scripts/services.sh), exports the variables the tests read, including
 # CATALOGUE_TEST_REQUIRE=1 so that a test that cannot reach a service fails instead of
 # skipping, runs the command, then stops the services and removes the folder, whatever
@@ -26,5 +27,5 @@ trap 'exit 143' TERM
 
 env=$("$here/services.sh" start "$dir") || { echo "test.sh: the test services did not start" >&2; exit 1; }
 eval "$env"
-echo "test.sh: PostgreSQL at $CATALOGUE_TEST_PG_URL, MinIO at $CATALOGUE_TEST_S3_ENDPOINT, Redis at $CATALOGUE_TEST_REDIS_URL" >&2
+echo "test.sh: PostgreSQL at $CATALOGUE_TEST_PG_URL (standby $CATALOGUE_TEST_STANDBY_URL), MinIO at $CATALOGUE_TEST_S3_ENDPOINT, Redis at $CATALOGUE_TEST_REDIS_URL" >&2
 "$@"

@@ -87,6 +87,9 @@ CREATE INDEX IF NOT EXISTS registrations_class_idx ON registrations (class_id);
 -- a student has a few registrations, so that is a short range of one student's entries.
 CREATE INDEX IF NOT EXISTS registrations_student_idx ON registrations (student_id, class_id, id)
     INCLUDE (test_date) WHERE student_id IS NOT NULL;
+-- A change to a room or a location re-renders the classes in it (changes_classes.sql).
+CREATE INDEX IF NOT EXISTS classes_room_idx ON classes (room_id);
+CREATE INDEX IF NOT EXISTS rooms_location_idx ON rooms (location_id);
 
 -- The version of what the class search matches on: public, dates and course of classes;
 -- public, name and type of courses. The edge keeps these in memory to find a search's page

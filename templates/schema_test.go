@@ -30,6 +30,7 @@ var wantClassIndexes = []string{
 	"CREATE INDEX classes_public_course_start_idx ON public.classes USING btree (course_id, start_date, id) INCLUDE (end_date) WHERE is_public",
 	"CREATE INDEX classes_public_start_cover_idx ON public.classes USING btree (start_date, id) INCLUDE (course_id, end_date) WHERE is_public",
 	"CREATE INDEX classes_public_start_end_idx ON public.classes USING btree (start_date, end_date) WHERE is_public",
+	"CREATE INDEX classes_room_idx ON public.classes USING btree (room_id)",
 }
 
 // TestSchemaSearchIndexes checks that applying schema.sql (what builder migrate does) gives

@@ -31,6 +31,20 @@ const (
 	Student     = "student.sql"      // a signed-in student's registration_id and prev_reg_test_date (D32)
 )
 
+// Names of the templates of freshness: change capture on the primary and the reads of a
+// build that re-renders only what a change affects.
+const (
+	Notify         = "notify.sql"           // triggers that pg_notify catalogue_changes after each change
+	NotifyDrop     = "notify_drop.sql"      // removes them (builder.listen off)
+	ChangesClasses = "changes_classes.sql"  // the classes a change can affect
+	ClassesByID    = "classes_by_id.sql"    // classes.sql for some classes
+	CoursesByID    = "courses_by_id.sql"    // courses.sql for some courses
+	Upcoming       = "upcoming.sql"         // the upcoming class of some courses
+	PopularityByID = "popularity_by_id.sql" // popularity.sql for some courses
+	WALInsertLSN   = "wal_insert_lsn.sql"   // the primary's WAL position (always embedded)
+	ReplayLSN      = "replay_lsn.sql"       // how far the replica has replayed (always embedded)
+)
+
 // Names of the templates of the admin commands (builder token, builder seed). They work on
 // the catalogue's own api_tokens table and on the reference schema, so the embedded versions
 // are the ones used.

@@ -4,6 +4,7 @@
 // The services are started by scripts/ (make test does it) and found through:
 //
 //	CATALOGUE_TEST_PG_URL         admin URL of a PostgreSQL server
+//	CATALOGUE_TEST_STANDBY_URL    admin URL of a streaming standby of that server
 //	CATALOGUE_TEST_S3_ENDPOINT    MinIO endpoint; credentials in AWS_ACCESS_KEY_ID/SECRET
 //	CATALOGUE_TEST_REQUIRE=1      a missing service fails the test instead of skipping it
 //
@@ -23,6 +24,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/trainingco/catalogue/builder/changes"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -79,12 +81,71 @@ func NewDatabase(t testing.TB) string {
 	return u.String()
 }
 
-// NewMigratedDatabase is NewDatabase with the reference schema applied.
+// NewMigratedDatabase is NewDatabase migrated as builder migrate does by default: the
+// reference schema and the change-capture triggers.
 func NewMigratedDatabase(t testing.TB) string {
 	t.Helper()
 	dbURL := NewDatabase(t)
-	Exec(t, dbURL, templates.MustDefault().SQL(templates.Schema))
+	tpl := templates.MustDefault()
+	Exec(t, dbURL, tpl.SQL(templates.Schema)+";\n"+tpl.SQL(templates.Notify))
 	return dbURL
+}
+
+// NewReplicatedDatabase is NewMigratedDatabase on the primary, with the URL of the same
+// database on the streaming standby (CATALOGUE_TEST_STANDBY_URL): a real read replica, which
+// has replayed the database's creation when it returns.
+func NewReplicatedDatabase(t testing.TB) (primary, standby string) {
+	t.Helper()
+	admin := need(t, "CATALOGUE_TEST_STANDBY_URL")
+	primary = NewMigratedDatabase(t)
+	p, err := url.Parse(primary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("parse CATALOGUE_TEST_STANDBY_URL: %v", err)
+	}
+	u.Path = p.Path
+	standby = u.String()
+	WaitReplayed(t, primary, standby)
+	return primary, standby
+}
+
+// WaitReplayed waits, at most a minute, until the standby has replayed everything the
+// primary has written so far.
+func WaitReplayed(t testing.TB, primary, standby string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var lsn string
+	if err := queryRow(ctx, primary, "SELECT pg_current_wal_insert_lsn()::text", &lsn); err != nil {
+		t.Fatalf("read the primary's WAL position: %v", err)
+	}
+	if l, err := changes.ParseLSN(lsn); err == nil {
+		lsn = l.RecordEnd().String() // see RecordEnd: the position past a page header is never replayed alone
+	}
+	for {
+		var done bool
+		err := queryRow(ctx, standby, "SELECT COALESCE(pg_last_wal_replay_lsn() >= '"+lsn+"'::pg_lsn, FALSE)", &done)
+		if err == nil && done {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the standby has not replayed %s within a minute (last error: %v)", lsn, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func queryRow(ctx context.Context, dbURL, sql string, dest any) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, sql).Scan(dest)
 }
 
 // Exec runs sql (one or several statements, no arguments) against dbURL.

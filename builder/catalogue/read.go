@@ -10,6 +10,8 @@ package catalogue
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -79,8 +81,8 @@ func Read(ctx context.Context, tx pgx.Tx, tpl *templates.Set) (*Data, error) {
 
 // query runs the named template and scans its rows into T by column name, so that a
 // provider's replacement template may list its columns in any order.
-func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name string) ([]T, error) {
-	rows, err := tx.Query(ctx, tpl.SQL(name))
+func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name string, args ...any) ([]T, error) {
+	rows, err := tx.Query(ctx, tpl.SQL(name), args...)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)
 	}
@@ -89,4 +91,79 @@ func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name strin
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return out, nil
+}
+
+// Changed names the rows a change touched, as the notifications of templates.Notify list
+// them.
+type Changed struct {
+	Courses      []int64 // courses whose row changed
+	Classes      []int64 // classes whose row or registrations changed
+	ClassCourses []int64 // the courses those classes belong or belonged to
+	Rooms        []int64 // rooms whose row changed
+	Locations    []int64 // locations whose row changed
+}
+
+// ReadChanges reads what ch can affect, for today: the classes named or in the named
+// courses, rooms and locations, and every course of those classes. The caller has opened tx
+// as Read's is. Every query goes by id through an index, so the rows read follow the size
+// of the change, not of the catalogue.
+func ReadChanges(ctx context.Context, tx pgx.Tx, tpl *templates.Set, ch Changed, today time.Time) (*Delta, error) {
+	type affected struct {
+		ID       int64 `db:"id"`
+		CourseID int64 `db:"course_id"`
+	}
+	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(ch.Classes), nonNil(ch.Courses), nonNil(ch.Rooms), nonNil(ch.Locations))
+	if err != nil {
+		return nil, err
+	}
+	classes := newIDSet(ch.Classes)
+	courses := newIDSet(ch.Courses, ch.ClassCourses)
+	for _, a := range found {
+		classes.add(a.ID)
+		courses.add(a.CourseID)
+	}
+	d := &Delta{CourseIDs: courses.sorted(), ClassIDs: classes.sorted()}
+	if d.Courses, err = query[Course](ctx, tx, tpl, templates.CoursesByID, d.CourseIDs); err != nil {
+		return nil, err
+	}
+	if d.Upcoming, err = query[Class](ctx, tx, tpl, templates.Upcoming, d.CourseIDs, today); err != nil {
+		return nil, err
+	}
+	if d.Scores, err = query[Score](ctx, tx, tpl, templates.PopularityByID, d.CourseIDs); err != nil {
+		return nil, err
+	}
+	if d.Classes, err = query[Class](ctx, tx, tpl, templates.ClassesByID, d.ClassIDs); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// nonNil makes a nil list an empty array argument rather than NULL, for which = ANY is
+// NULL rather than false.
+func nonNil(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+// idSet is a set of ids.
+type idSet map[int64]struct{}
+
+func newIDSet(lists ...[]int64) idSet {
+	s := idSet{}
+	for _, l := range lists {
+		for _, id := range l {
+			s.add(id)
+		}
+	}
+	return s
+}
+
+func (s idSet) add(id int64) { s[id] = struct{}{} }
+
+func (s idSet) sorted() []int64 {
+	ids := slices.Collect(maps.Keys(s))
+	slices.Sort(ids)
+	return ids
 }

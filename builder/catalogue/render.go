@@ -19,6 +19,7 @@ const popularCount = 3
 type Rendered struct {
 	Docs   map[string][]byte // route (snapshot.CoursesRoute(...), snapshot.RoutePopular, snapshot.CourseRoute(id), snapshot.ClassRoute(id)) -> JSON bytes
 	Counts snapshot.Counts   // public courses, public classes of public courses, documents
+	State  *State            // what a later partial render needs (State.RenderChanges)
 }
 
 // catalogue is Data indexed for rendering.
@@ -51,6 +52,7 @@ func Render(d *Data, today time.Time) (*Rendered, error) {
 	return &Rendered{
 		Docs:   c.docs,
 		Counts: snapshot.Counts{Courses: len(c.courses), Classes: len(c.classes), Documents: len(c.docs)},
+		State:  c.state(),
 	}, nil
 }
 
@@ -91,16 +93,22 @@ func (c *catalogue) indexCourses(courses []Course) error {
 		c.byID[co.ID] = co
 		c.courses = append(c.courses, co)
 	}
+	c.folded = sortCourses(c.courses)
+	return nil
+}
+
+// sortCourses sorts courses in course-list order and returns each one's name in lower case.
+func sortCourses(courses []*Course) map[*Course]string {
 	// Fold each name once rather than in every comparison.
-	c.folded = make(map[*Course]string, len(c.courses))
-	for _, co := range c.courses {
-		c.folded[co] = strings.ToLower(co.Name)
+	folded := make(map[*Course]string, len(courses))
+	for _, co := range courses {
+		folded[co] = strings.ToLower(co.Name)
 	}
 	// D14: name compared case-insensitively, then name, then id.
-	slices.SortFunc(c.courses, func(a, b *Course) int {
-		return cmp.Or(strings.Compare(c.folded[a], c.folded[b]), strings.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	slices.SortFunc(courses, func(a, b *Course) int {
+		return cmp.Or(strings.Compare(folded[a], folded[b]), strings.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
-	return nil
+	return folded
 }
 
 func (c *catalogue) indexClasses(classes []Class) error {

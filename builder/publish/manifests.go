@@ -87,6 +87,7 @@ type header struct {
 	Today    string          `json:"today"`
 	Timezone string          `json:"timezone"`
 	Counts   snapshot.Counts `json:"counts"`
+	Build    *snapshot.Build `json:"build"`
 }
 
 // readHeaders returns the headers of the manifests ids, in the same order.

@@ -18,6 +18,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -97,6 +99,9 @@ type Meta struct {
 	Today    string // YYYY-MM-DD, the date the documents were rendered for
 	Timezone string
 	Counts   snapshot.Counts // Documents is set by Publish
+	// Build says what started the build and what it answers; Publish fills in what it
+	// rendered and what changed. The zero Build is a builder run.
+	Build snapshot.Build
 }
 
 // Result summarises one publication.
@@ -107,6 +112,9 @@ type Result struct {
 	BytesStored   int64 // bytes of those objects
 	Collected     int   // old snapshots deleted after the pointer moved
 	Duration      time.Duration
+	// Manifest is the published manifest; a caller may keep it as the base of the next
+	// PublishChanges, and must not modify it.
+	Manifest *snapshot.Manifest
 }
 
 // Publish stores docs (route -> JSON bytes) as a new snapshot and makes it current. It
@@ -131,16 +139,66 @@ func (p *Publisher) PublishOver(ctx context.Context, cur *snapshot.Manifest, doc
 			return Result{}, err
 		}
 	}
-	m := &snapshot.Manifest{
+	m := newManifest(start, meta, make(map[string]snapshot.Entry, len(docs)))
+	m.Build.Rendered = len(docs)
+	p.report(Progress{Phase: PhaseHashing, Total: len(docs)})
+	todo := plan(docs, m, known(cur))
+	return p.finish(ctx, start, cur, m, todo)
+}
+
+// PublishChanges publishes a snapshot made of cur, the current snapshot's manifest, with the
+// documents of docs added or replaced and the routes of removed dropped: the publication of
+// a build that rendered only what a change affects. meta.Counts must count the courses and
+// classes of the result. It is otherwise Publish: the same guard, order and errors.
+func (p *Publisher) PublishChanges(ctx context.Context, cur *snapshot.Manifest, docs map[string][]byte, removed []string, meta Meta, force bool) (Result, error) {
+	if cur == nil {
+		return Result{}, errors.New("publish changes: there is no current snapshot to change")
+	}
+	start := p.now()
+	m := newManifest(start, meta, maps.Clone(cur.Documents))
+	for _, r := range removed {
+		delete(m.Documents, r)
+	}
+	m.Build.Incremental, m.Build.Base, m.Build.Rendered = true, cur.ID, len(docs)
+	// Only the routes of docs can hold new content: the objects of the others are stored.
+	stored := make(map[string]bool, len(docs))
+	for r := range docs {
+		if e, ok := cur.Documents[r]; ok {
+			stored[e.Hash] = true
+		}
+	}
+	p.report(Progress{Phase: PhaseHashing, Total: len(docs)})
+	todo := plan(docs, m, stored)
+	m.Counts.Documents = len(m.Documents)
+	if !force {
+		if err := p.guard(cur.Counts, m.Counts); err != nil {
+			return Result{}, err
+		}
+	}
+	return p.finish(ctx, start, cur, m, todo)
+}
+
+// newManifest starts the manifest of a build begun at start.
+func newManifest(start time.Time, meta Meta, docs map[string]snapshot.Entry) *snapshot.Manifest {
+	b := meta.Build
+	if b.Trigger == "" {
+		b.Trigger = snapshot.TriggerRun
+	}
+	return &snapshot.Manifest{
 		ID:        snapshot.NewID(start, randomSalt()),
 		BuiltAt:   start.UTC(),
 		Today:     meta.Today,
 		Timezone:  meta.Timezone,
 		Counts:    meta.Counts,
-		Documents: make(map[string]snapshot.Entry, len(docs)),
+		Build:     &b,
+		Documents: docs,
 	}
-	p.report(Progress{Phase: PhaseHashing, Total: len(docs)})
-	todo := plan(docs, m, known(cur))
+}
+
+// finish publishes m, whose documents are hashed and todo the objects not stored yet: it
+// stores them, writes the manifest and the pointer, and collects old snapshots.
+func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapshot.Manifest, todo []object) (Result, error) {
+	recordChanges(m.Build, cur, m)
 	stored, bytes, err := p.upload(ctx, todo)
 	if err != nil {
 		return Result{}, err
@@ -149,7 +207,7 @@ func (p *Publisher) PublishOver(ctx context.Context, cur *snapshot.Manifest, doc
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{SnapshotID: m.ID, Documents: len(docs), ObjectsStored: stored, BytesStored: bytes}
+	res := Result{SnapshotID: m.ID, Documents: len(m.Documents), ObjectsStored: stored, BytesStored: bytes, Manifest: m}
 	// The snapshot is published; a failure to collect only delays collection to the next run,
 	// which recomputes what to delete from the manifests it finds.
 	collected, err := p.collect(ctx, ptr, m, cur)
@@ -159,6 +217,29 @@ func (p *Publisher) PublishOver(ctx context.Context, cur *snapshot.Manifest, doc
 		return res, fmt.Errorf("snapshot %s is published, but %w: %w", m.ID, ErrCollect, err)
 	}
 	return res, nil
+}
+
+// recordChanges notes in b which routes of m differ from cur, the previous snapshot.
+func recordChanges(b *snapshot.Build, cur, m *snapshot.Manifest) {
+	var prev map[string]snapshot.Entry
+	if cur != nil {
+		prev = cur.Documents
+	}
+	var changed, removed []string
+	for r, e := range m.Documents {
+		if old, ok := prev[r]; !ok || old.Hash != e.Hash {
+			changed = append(changed, r)
+		}
+	}
+	for r := range prev {
+		if _, ok := m.Documents[r]; !ok {
+			removed = append(removed, r)
+		}
+	}
+	b.Changed, b.Removed = len(changed), len(removed)
+	routes := append(changed, removed...)
+	slices.Sort(routes)
+	b.Routes = routes[:min(len(routes), snapshot.MaxBuildRoutes)]
 }
 
 // Current returns the manifest the pointer names, or nil when nothing is published yet.

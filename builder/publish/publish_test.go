@@ -39,13 +39,13 @@ func TestPublishWritesObjectsThenManifestThenPointer(t *testing.T) {
 		if diff := cmp.Diff(wantObjects, listKeys(t, r, "objects/")); diff != "" {
 			t.Errorf("List(objects/) mismatch (-want +got):\n%s", diff)
 		}
-		wantRes := Result{SnapshotID: res.SnapshotID, Documents: 3, ObjectsStored: 2, BytesStored: 31 + 62}
-		if diff := cmp.Diff(wantRes, res, ignoreDuration); diff != "" {
-			t.Errorf("Publish result mismatch (-want +got):\n%s", diff)
-		}
 		m, err := snapshot.ReadCurrent(context.Background(), r)
 		if err != nil {
 			t.Fatalf("ReadCurrent: %v", err)
+		}
+		wantRes := Result{SnapshotID: res.SnapshotID, Documents: 3, ObjectsStored: 2, BytesStored: 31 + 62, Manifest: m}
+		if diff := cmp.Diff(wantRes, res, ignoreDuration); diff != "" {
+			t.Errorf("Publish result mismatch (-want +got):\n%s", diff)
 		}
 		wantCounts := snapshot.Counts{Courses: 1, Classes: 1, Documents: 3}
 		if diff := cmp.Diff(wantCounts, m.Counts); diff != "" {

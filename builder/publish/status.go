@@ -22,6 +22,7 @@ type Snapshot struct {
 	Timezone string
 	Counts   snapshot.Counts
 	Current  bool
+	Build    *snapshot.Build // nil for snapshots built before builds were recorded
 }
 
 // Status is what the store holds: the current snapshot and every kept one.
@@ -29,6 +30,9 @@ type Status struct {
 	Current     *Snapshot // nil when nothing is published yet
 	PublishedAt time.Time // when the pointer was last written
 	Kept        []Snapshot
+	// LastChange is the newest kept snapshot built for change notifications, nil when
+	// none is kept.
+	LastChange *Snapshot
 }
 
 // ErrNoEarlier is returned by Rollback without an id when no kept snapshot is older than
@@ -54,10 +58,15 @@ func (p *Publisher) Status(ctx context.Context) (Status, error) {
 	}
 	st := Status{PublishedAt: ptr.PublishedAt}
 	for _, h := range hs {
-		s := Snapshot{ID: h.ID, BuiltAt: h.BuiltAt, Today: h.Today, Timezone: h.Timezone, Counts: h.Counts, Current: h.ID == ptr.ID}
+		s := Snapshot{ID: h.ID, BuiltAt: h.BuiltAt, Today: h.Today, Timezone: h.Timezone, Counts: h.Counts, Current: h.ID == ptr.ID, Build: h.Build}
 		st.Kept = append(st.Kept, s)
 		if s.Current {
 			st.Current = &s
+		}
+	}
+	for i := range st.Kept {
+		if b := st.Kept[i].Build; b != nil && b.Trigger == snapshot.TriggerChange && st.LastChange == nil {
+			st.LastChange = &st.Kept[i]
 		}
 	}
 	if ptr.ID != "" && st.Current == nil {

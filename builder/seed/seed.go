@@ -39,12 +39,17 @@ type Stats struct {
 // ErrNotEmpty is returned by Seed when the tables already hold rows and Options.Reset is unset.
 var ErrNotEmpty = errors.New("the database already holds catalogue data")
 
-// Migrate applies the reference schema. Every statement is IF NOT EXISTS, so running it on a
-// migrated database changes nothing. The statements run as one implicit transaction: a
-// failure leaves the database as it was.
-func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set) error {
-	if _, err := conn.Exec(ctx, tpl.SQL(templates.Schema)); err != nil {
-		return fmt.Errorf("apply %s: %w", templates.Schema, err)
+// Migrate applies the reference schema, and then the change-capture triggers of freshness
+// (notify.sql) when notify is set or their removal (notify_drop.sql) when it is not. Every
+// statement is idempotent, so running it on a migrated database changes nothing. The
+// statements run as one implicit transaction: a failure leaves the database as it was.
+func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set, notify bool) error {
+	triggers := templates.NotifyDrop
+	if notify {
+		triggers = templates.Notify
+	}
+	if _, err := conn.Exec(ctx, tpl.SQL(templates.Schema)+";\n"+tpl.SQL(triggers)); err != nil {
+		return fmt.Errorf("apply %s and %s: %w", templates.Schema, triggers, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package seed
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,6 +48,10 @@ func schemaOf(t *testing.T, conn *pgx.Conn) []string {
 		UNION ALL
 		SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
 		FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+		UNION ALL
+		SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+		UNION ALL
+		SELECT 'function ' || proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace
 		ORDER BY 1`)
 	if err != nil {
 		t.Fatalf("describe schema: %v", err)
@@ -62,7 +67,7 @@ func TestMigrateTwiceIsANoOp(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t, buildertest.NewDatabase(t))
 	tpl := templates.MustDefault()
-	if err := Migrate(ctx, conn, tpl); err != nil {
+	if err := Migrate(ctx, conn, tpl, true); err != nil {
 		t.Fatalf("first Migrate: %v", err)
 	}
 	first := schemaOf(t, conn)
@@ -72,7 +77,7 @@ func TestMigrateTwiceIsANoOp(t *testing.T) {
 	if _, err := conn.Exec(ctx, `INSERT INTO courses (name, type) VALUES ('Intro to Python', 'Online')`); err != nil {
 		t.Fatalf("insert a course: %v", err)
 	}
-	if err := Migrate(ctx, conn, tpl); err != nil {
+	if err := Migrate(ctx, conn, tpl, true); err != nil {
 		t.Fatalf("second Migrate: %v", err)
 	}
 	if diff := cmp.Diff(first, schemaOf(t, conn)); diff != "" {
@@ -136,5 +141,56 @@ func TestSeedKeepsTheSchema(t *testing.T) {
 	_, err := conn.Exec(context.Background(), `INSERT INTO registrations (class_id) VALUES (999999)`)
 	if err == nil {
 		t.Errorf("a registration of an unknown class was accepted after Seed: the foreign key is gone")
+	}
+}
+
+// triggersOf returns "table trigger" for every trigger a user created, sorted.
+func triggersOf(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `
+		SELECT tgrelid::regclass || ' ' || tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`)
+	if err != nil {
+		t.Fatalf("list triggers: %v", err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("list triggers: %v", err)
+	}
+	return got
+}
+
+// TestMigrateTriggersFollowListen checks that Migrate installs the change-capture triggers
+// (four on each of the five tables) when builder.listen is on, and that migrating with it
+// off removes them and their functions, leaving the database as if they had never been.
+func TestMigrateTriggersFollowListen(t *testing.T) {
+	ctx := context.Background()
+	tpl := templates.MustDefault()
+	never := connect(t, buildertest.NewDatabase(t))
+	if err := Migrate(ctx, never, tpl, false); err != nil {
+		t.Fatalf("Migrate without triggers: %v", err)
+	}
+	if got := triggersOf(t, never); len(got) != 0 {
+		t.Errorf("triggers after Migrate with listen off = %v, want none", got)
+	}
+
+	conn := connect(t, buildertest.NewDatabase(t))
+	if err := Migrate(ctx, conn, tpl, true); err != nil {
+		t.Fatalf("Migrate with triggers: %v", err)
+	}
+	var want []string
+	for _, table := range []string{"courses", "locations", "rooms", "classes", "registrations"} {
+		for _, op := range []string{"delete", "insert", "truncate", "update"} {
+			want = append(want, table+" catalogue_notify_"+op)
+		}
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, triggersOf(t, conn)); diff != "" {
+		t.Errorf("triggers after Migrate with listen on mismatch (-want +got):\n%s", diff)
+	}
+	if err := Migrate(ctx, conn, tpl, false); err != nil {
+		t.Fatalf("Migrate with listen off: %v", err)
+	}
+	if diff := cmp.Diff(schemaOf(t, never), schemaOf(t, conn)); diff != "" {
+		t.Errorf("schema after turning listen off mismatch (-never had triggers +had them):\n%s", diff)
 	}
 }

@@ -54,7 +54,12 @@ func CoursesRoute(types []string) string {
 func CourseRoute(id int64) string { return "/public/course/" + strconv.FormatInt(id, 10) }
 
 // ClassRoute names the document of one class.
-func ClassRoute(id int64) string { return "/public/class/" + strconv.FormatInt(id, 10) }
+func ClassRoute(id int64) string { return classPrefix + strconv.FormatInt(id, 10) }
+
+const classPrefix = "/public/class/"
+
+// IsClassRoute reports whether route names the document of a class.
+func IsClassRoute(route string) bool { return strings.HasPrefix(route, classPrefix) }
 
 // Entry is one document of a snapshot.
 type Entry struct {
@@ -76,7 +81,42 @@ type Manifest struct {
 	Today     string           `json:"today"` // the date, YYYY-MM-DD, the documents were rendered for
 	Timezone  string           `json:"timezone"`
 	Counts    Counts           `json:"counts"`
-	Documents map[string]Entry `json:"documents"` // route -> entry
+	Build     *Build           `json:"build,omitempty"` // nil in manifests written before builds were recorded
+	Documents map[string]Entry `json:"documents"`       // route -> entry
+}
+
+// Triggers of a build (Build.Trigger).
+const (
+	TriggerRun      = "run"      // builder run
+	TriggerStart    = "start"    // builder serve starting
+	TriggerSchedule = "schedule" // builder.schedule
+	TriggerMidnight = "midnight" // a new day in timezone: upcoming classes and can_register move
+	TriggerListen   = "listen"   // builder serve (re)connected to the primary: notifications may have been missed
+	TriggerChange   = "change"   // notifications of committed changes
+)
+
+// MaxBuildRoutes is how many changed or removed routes a Build lists.
+const MaxBuildRoutes = 50
+
+// Build records how a snapshot was built; builder status shows it.
+type Build struct {
+	Trigger string `json:"trigger"` // one of the Trigger constants
+	// Incremental is set when only the documents a change can affect were rendered and the
+	// others were taken from the snapshot Base.
+	Incremental bool   `json:"incremental,omitempty"`
+	Base        string `json:"base,omitempty"`
+	// Notifications counts, per table, the change notifications the build answers;
+	// NoticedAt is when the first of them arrived.
+	Notifications map[string]int `json:"notifications,omitempty"`
+	NoticedAt     *time.Time     `json:"noticed_at,omitempty"`
+	// Rendered counts the documents rendered; Changed those whose content differs from the
+	// previous snapshot's, new ones included; Removed the routes the previous one had and
+	// this one has not. Routes lists the first MaxBuildRoutes of the changed and removed
+	// routes, sorted.
+	Rendered int      `json:"rendered"`
+	Changed  int      `json:"changed"`
+	Removed  int      `json:"removed"`
+	Routes   []string `json:"routes,omitempty"`
 }
 
 // Pointer is the content of PointerKey.

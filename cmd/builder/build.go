@@ -6,13 +6,22 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
+	"net"
+	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/term"
 
 	"github.com/trainingco/catalogue/builder"
 	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
 // cmdRun builds and publishes one snapshot. Whatever happens it prints one summary line on
@@ -53,14 +62,52 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// cmdServe builds at start and on the schedule until SIGINT or SIGTERM, logging JSON lines.
+// serveKeys are the keys of builder serve: a build's, the schedule and freshness.
+var serveKeys = append(slices.Clone(buildKeys), "builder.schedule", "builder.listen", "builder.debounce",
+	"builder.max_delay", "builder.replica_wait", "builder.metrics_listen")
+
+// cmdServe builds at start, on the schedule and after every committed change until SIGINT
+// or SIGTERM, logging JSON lines, and answers /metrics on builder.metrics_listen.
 func cmdServe(ctx context.Context, e *env, args []string) error {
-	fs, cf := newFlagSet(e, "serve", append(buildKeys, "builder.schedule")...)
+	fs, cf := newFlagSet(e, "serve", serveKeys...)
 	cfg, _, err := setup(fs, cf, args, 0, 0)
 	if err != nil {
 		return helpIsNoError(err)
 	}
-	return builder.Serve(ctx, cfg, builder.ServeOptions{Logger: slog.New(slog.NewJSONHandler(e.stderr, nil))})
+	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	opts := builder.ServeOptions{Logger: log, Metrics: builder.NewMetrics(reg)}
+	if cfg.Builder.MetricsListen != "" {
+		stop, err := serveMetrics(cfg.Builder.MetricsListen, reg, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	return builder.Serve(ctx, cfg, opts)
+}
+
+// serveMetrics answers GET /metrics on addr until stop is called.
+func serveMetrics(addr string, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("builder.metrics_listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener stopped", "error", err.Error())
+		}
+	}()
+	log.Info("metrics at /metrics", "address", ln.Addr().String())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 // cmdStatus prints the current snapshot and the kept ones.
@@ -90,6 +137,9 @@ func printStatus(e *env, storeURL string, st publish.Status, now time.Time) {
 	fmt.Fprintf(e.stdout, "  published at: %s\n", st.PublishedAt.Format(time.RFC3339))
 	fmt.Fprintf(e.stdout, "  today:        %s (%s)\n", c.Today, c.Timezone)
 	fmt.Fprintf(e.stdout, "  documents:    %d (%d courses, %d classes)\n", c.Counts.Documents, c.Counts.Courses, c.Counts.Classes)
+	if c.Build != nil {
+		fmt.Fprintf(e.stdout, "  build:        %s\n", describeBuild(c.Build))
+	}
 	fmt.Fprintf(e.stdout, "kept snapshots, newest first (%d):\n", len(st.Kept))
 	for _, s := range st.Kept {
 		mark := " "
@@ -98,6 +148,44 @@ func printStatus(e *env, storeURL string, st publish.Status, now time.Time) {
 		}
 		fmt.Fprintf(e.stdout, "%s %s  built %s  %d documents, %d courses, %d classes\n",
 			mark, s.ID, s.BuiltAt.Format(time.RFC3339), s.Counts.Documents, s.Counts.Courses, s.Counts.Classes)
+	}
+	printLastChange(e, st.LastChange)
+}
+
+// describeBuild says in one line how a snapshot was built.
+func describeBuild(b *snapshot.Build) string {
+	how := "full"
+	if b.Incremental {
+		how = "only what changed, over " + b.Base
+	}
+	return fmt.Sprintf("%s (%s): %d documents rendered, %d changed, %d removed", b.Trigger, how, b.Rendered, b.Changed, b.Removed)
+}
+
+// printLastChange shows the newest kept build made for committed changes and what it
+// re-rendered.
+func printLastChange(e *env, s *publish.Snapshot) {
+	if s == nil {
+		fmt.Fprintln(e.stdout, "last change-triggered build: none kept")
+		return
+	}
+	b := s.Build
+	fmt.Fprintf(e.stdout, "last change-triggered build: %s\n", s.ID)
+	fmt.Fprintf(e.stdout, "  built at:      %s\n", s.BuiltAt.Format(time.RFC3339Nano))
+	if b.NoticedAt != nil {
+		fmt.Fprintf(e.stdout, "  noticed at:    %s (%s before it was built)\n", b.NoticedAt.Format(time.RFC3339Nano), s.BuiltAt.Sub(*b.NoticedAt).Round(time.Millisecond))
+	}
+	tables := slices.Sorted(maps.Keys(b.Notifications))
+	var counts []string
+	for _, t := range tables {
+		counts = append(counts, fmt.Sprintf("%s %d", t, b.Notifications[t]))
+	}
+	fmt.Fprintf(e.stdout, "  notifications: %s\n", strings.Join(counts, ", "))
+	fmt.Fprintf(e.stdout, "  build:         %s\n", describeBuild(b))
+	for _, r := range b.Routes {
+		fmt.Fprintf(e.stdout, "    %s\n", r)
+	}
+	if n := b.Changed + b.Removed - len(b.Routes); n > 0 {
+		fmt.Fprintf(e.stdout, "    … and %d more\n", n)
 	}
 }
 

@@ -29,9 +29,10 @@ func connect(ctx context.Context, cfg config.Config) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// cmdMigrate applies the reference schema; a second run changes nothing.
+// cmdMigrate applies the reference schema and, with builder.listen on, the change-capture
+// triggers (off: removes them); a second run changes nothing.
 func cmdMigrate(ctx context.Context, e *env, args []string) error {
-	fs, cf := newFlagSet(e, "migrate", dbKeys...)
+	fs, cf := newFlagSet(e, "migrate", append(dbKeys, "builder.listen")...)
 	cfg, _, err := setup(fs, cf, args, 0, 0)
 	if err != nil {
 		return helpIsNoError(err)
@@ -45,10 +46,14 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := seed.Migrate(ctx, conn, tpl); err != nil {
+	if err := seed.Migrate(ctx, conn, tpl, cfg.Builder.Listen); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	fmt.Fprintln(e.stdout, "schema is up to date")
+	if cfg.Builder.Listen {
+		fmt.Fprintln(e.stdout, "schema is up to date; change notifications are on (builder.listen)")
+	} else {
+		fmt.Fprintln(e.stdout, "schema is up to date; change notifications are off (builder.listen)")
+	}
 	return nil
 }
 

@@ -55,7 +55,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 			c := []string{"--config", conf}
 
 			for range 2 {
-				if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); out != "schema is up to date\n" {
+				if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); out != "schema is up to date; change notifications are on (builder.listen)\n" {
 					t.Errorf("migrate printed %q", out)
 				}
 			}

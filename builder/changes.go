@@ -1,0 +1,64 @@
+package builder
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/catalogue"
+	"github.com/trainingco/catalogue/builder/pending"
+	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// buildChanges builds b's changes over the last publication: it reads only the rows the
+// changes can affect, renders only the documents those rows appear in (with the course
+// lists and popular, from the state kept since the last build), and publishes them with
+// every other document taken from the last manifest. Everything the changes name is read in
+// one transaction, as a full build reads everything.
+func (s *server) buildChanges(ctx context.Context, tpl *templates.Set, held func(context.Context) error, b pending.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
+	ch := catalogue.Changed{
+		Courses: b.Changes.Courses(), Classes: b.Changes.Classes(), ClassCourses: b.Changes.ClassCourses(),
+		Rooms: b.Changes.Rooms(), Locations: b.Changes.Locations(),
+	}
+	var delta *catalogue.Delta
+	err := readTx(ctx, s.cfg.ReplicaURL(), func(tx pgx.Tx) (err error) {
+		delta, err = catalogue.ReadChanges(ctx, tx, tpl, ch, today)
+		return err
+	})
+	if err != nil {
+		return publish.Result{}, nil, err
+	}
+	partial, err := s.last.state.RenderChanges(delta)
+	if err != nil {
+		return publish.Result{}, nil, fmt.Errorf("render: %w", err)
+	}
+	cur := s.last.manifest
+	meta := publish.Meta{
+		Today: today.Format(time.DateOnly), Timezone: s.cfg.Timezone,
+		Counts: countsAfter(cur, partial), Build: s.record(b, false),
+	}
+	p := newPublisher(s.cfg, s.store, s.opts.Progress, s.opts.Now)
+	p.CheckLock = held
+	res, err := p.PublishChanges(ctx, cur, partial.Docs, partial.Removed, meta, false)
+	return res, partial.State, err
+}
+
+// countsAfter counts the courses and classes of cur once partial is applied to it.
+func countsAfter(cur *snapshot.Manifest, partial *catalogue.Partial) snapshot.Counts {
+	classes := cur.Counts.Classes
+	for r := range partial.Docs {
+		if _, ok := cur.Documents[r]; !ok && snapshot.IsClassRoute(r) {
+			classes++
+		}
+	}
+	for _, r := range partial.Removed {
+		if _, ok := cur.Documents[r]; ok && snapshot.IsClassRoute(r) {
+			classes--
+		}
+	}
+	return snapshot.Counts{Courses: partial.State.Courses(), Classes: classes}
+}

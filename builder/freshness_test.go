@@ -1,0 +1,368 @@
+package builder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/catalogue"
+	"github.com/trainingco/catalogue/builder/listen"
+	"github.com/trainingco/catalogue/builder/publish"
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// freshCfg returns a configuration for serve over the fixture: the primary holds it, the
+// streaming standby is the replica, and only changes (not the hourly schedule) make builds.
+func freshCfg(t *testing.T, st config.Store) config.Config {
+	t.Helper()
+	primary, standby := buildertest.NewReplicatedDatabase(t)
+	buildertest.Exec(t, primary, fixture)
+	buildertest.WaitReplayed(t, primary, standby)
+	cfg := config.Default()
+	cfg.Database.URL, cfg.Replica.URL = primary, standby
+	cfg.Store = st
+	cfg.Builder.Schedule = "@every 1h"
+	cfg.Builder.Debounce, cfg.Builder.MaxDelay = 50*time.Millisecond, 300*time.Millisecond
+	return cfg
+}
+
+// served is one publication of a running serve.
+type served struct {
+	res publish.Result
+	err error
+}
+
+// serving is builder serve running in the background.
+type serving struct {
+	runs   chan served
+	cancel context.CancelFunc
+	done   chan struct{}
+	logs   *syncBuffer
+}
+
+// startServe runs Serve with cfg until the test ends; progress, when set, sees every
+// build's phases.
+func startServe(t *testing.T, cfg config.Config, progress func(publish.Progress)) *serving {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &serving{runs: make(chan served, 100), cancel: cancel, done: make(chan struct{}), logs: &syncBuffer{}}
+	go func() {
+		defer close(s.done)
+		err := Serve(ctx, cfg, ServeOptions{
+			Logger:   slog.New(slog.NewJSONHandler(s.logs, nil)),
+			Now:      func() time.Time { return today },
+			Progress: progress,
+			AfterRun: func(res publish.Result, err error) { s.runs <- served{res, err} },
+		})
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Logf("serve's log:\n%s", s.logs.buf.String())
+		}
+	})
+	return s
+}
+
+// stop stops serve as SIGTERM does and waits for it to return.
+func (s *serving) stop() {
+	s.cancel()
+	<-s.done
+}
+
+// next returns serve's next build, failing the test after 20 seconds without one.
+func (s *serving) next(t *testing.T) served {
+	t.Helper()
+	select {
+	case r := <-s.runs:
+		return r
+	case <-time.After(20 * time.Second):
+		t.Fatal("no build within 20 s")
+		return served{}
+	}
+}
+
+// waitServed waits until a publication of serve holds want, and returns it.
+func (s *serving) waitServed(t *testing.T, cfg config.Config, want map[string]string, what string) publish.Result {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		r := s.next(t)
+		if r.err != nil {
+			t.Logf("a build failed: %v", r.err)
+			continue
+		}
+		if cmp.Equal(want, storeDocs(t, cfg)) {
+			return r.res
+		}
+	}
+	t.Fatalf("%s: not published within 20 s; store (-want +got):\n%s", what, cmp.Diff(want, storeDocs(t, cfg)))
+	return publish.Result{}
+}
+
+// expectedDocs renders the whole catalogue as the primary holds it now, through the path a
+// full build takes (whose documents TestRender in package catalogue checks by hand).
+func expectedDocs(t *testing.T, dbURL string) map[string]string {
+	t.Helper()
+	var data *catalogue.Data
+	err := readTx(context.Background(), dbURL, func(tx pgx.Tx) (err error) {
+		data, err = catalogue.Read(context.Background(), tx, templates.MustDefault())
+		return err
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", dbURL, err)
+	}
+	r, err := catalogue.Render(data, today)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	out := make(map[string]string, len(r.Docs))
+	for k, v := range r.Docs {
+		out[k] = string(v)
+	}
+	return out
+}
+
+// storeDocs returns every document of the store's current snapshot, each checked against
+// its hash: a snapshot that is not whole fails the test.
+func storeDocs(t *testing.T, cfg config.Config) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	st := mustOpenStore(t, cfg)
+	m, err := snapshot.ReadCurrent(ctx, st)
+	if err != nil {
+		t.Fatalf("ReadCurrent: %v", err)
+	}
+	out := make(map[string]string, len(m.Documents))
+	for route, e := range m.Documents {
+		b, err := snapshot.ReadDocument(ctx, st, e)
+		if err != nil {
+			t.Fatalf("snapshot %s is not whole: %s: %v", m.ID, route, err)
+		}
+		out[route] = string(b)
+	}
+	return out
+}
+
+// freshChanges are the changes of the freshness issue's mix, applied to fixture in order.
+var freshChanges = []struct{ name, sql string }{
+	{"registration added", `INSERT INTO registrations (id, class_id, student_id) VALUES (100, 102, 9)`},
+	{"registration removed", `DELETE FROM registrations WHERE id = 100`},
+	{"class cost", `UPDATE classes SET cost = 2600 WHERE id = 102`},
+	{"course renamed", `UPDATE courses SET name = 'Databases II' WHERE id = 2`},
+	{"class hidden", `UPDATE classes SET is_public = FALSE WHERE id = 102`},
+	{"class shown again", `UPDATE classes SET is_public = TRUE WHERE id = 102`},
+	{"room renamed", `UPDATE rooms SET name = 'Room B' WHERE id = 10`},
+	{"new class", `INSERT INTO classes (id, course_id, room_id, start_date, end_date, schedule, cost, seat_limit, down_payment, is_public)
+		VALUES (104, 2, 10, '2027-03-02', '2027-03-03', 'Tue-Wed', 1900, 8, NULL, TRUE)`},
+}
+
+// TestServePublishesEveryKindOfChange runs serve against the primary and its streaming
+// standby and commits each kind of change in turn: each is published, by a build that
+// rendered only what the change affects, as a full build of the database would publish it.
+func TestServePublishesEveryKindOfChange(t *testing.T) {
+	for name, st := range buildertest.Stores(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := freshCfg(t, st)
+			s := startServe(t, cfg, nil)
+			first := s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+			if b := first.Manifest.Build; b.Trigger != snapshot.TriggerStart || b.Incremental {
+				t.Errorf("first build = %+v, want a full build at start", b)
+			}
+			for _, c := range freshChanges {
+				began := time.Now()
+				buildertest.Exec(t, cfg.Database.URL, c.sql)
+				res := s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), c.name)
+				b := res.Manifest.Build
+				if b.Trigger != snapshot.TriggerChange || !b.Incremental || b.Changed == 0 {
+					t.Errorf("%s: published by %+v, want an incremental build for the change", c.name, b)
+				}
+				t.Logf("%s: published %v after the commit, %d documents rendered, %d changed: %v",
+					c.name, time.Since(began).Round(time.Millisecond), b.Rendered, b.Changed, b.Routes)
+			}
+		})
+	}
+}
+
+// TestServeLosesNothingWhenItsConnectionIsKilled kills serve's LISTEN connection with
+// pg_terminate_backend while changes are committed, three times: every change is
+// published, those committed while nothing listened by the full build after reconnecting.
+func TestServeLosesNothingWhenItsConnectionIsKilled(t *testing.T) {
+	cfg := freshCfg(t, buildertest.NewLocalStore(t))
+	s := startServe(t, cfg, nil)
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+	for i := range 3 {
+		buildertest.Exec(t, cfg.Database.URL, fmt.Sprintf(`UPDATE classes SET cost = %d WHERE id = 101`, 1000+i))
+		killListener(t, cfg.Database.URL)
+		// Committed while no connection listens: its notification is lost.
+		buildertest.Exec(t, cfg.Database.URL, fmt.Sprintf(`INSERT INTO registrations (id, class_id) VALUES (%d, 102)`, 200+i))
+		res := s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), fmt.Sprintf("changes around kill %d", i+1))
+		t.Logf("kill %d: published by %+v", i+1, res.Manifest.Build)
+	}
+	if n := countLogs(s.logs, "listening for changes on the primary"); n < 4 {
+		t.Errorf("serve connected %d times, want at least 4 (start and after each kill)", n)
+	}
+}
+
+// killListener terminates the listening connection of serve on dbURL's database and waits
+// until it is gone.
+func killListener(t *testing.T, dbURL string) {
+	t.Helper()
+	const q = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = $1 AND datname = current_database()`
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, q, listen.ApplicationName).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("terminate the listener: %d terminated, %v; want 1", n, err)
+	}
+}
+
+// countLogs counts the log lines whose message is msg.
+func countLogs(logs *syncBuffer, msg string) int {
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	n := 0
+	for _, line := range bytes.Split(logs.buf.Bytes(), []byte("\n")) {
+		var rec struct {
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal(line, &rec) == nil && rec.Msg == msg {
+			n++
+		}
+	}
+	return n
+}
+
+// TestServeWaitsForTheReplica pauses the standby's replay, commits a change on the primary
+// and checks that serve waits for the replica rather than publish what the replica still
+// shows: nothing is published while replay is paused, and the first publication after it
+// resumes holds the change. With a short builder.replica_wait, serve stops waiting at the
+// bound and publishes what the replica holds.
+func TestServeWaitsForTheReplica(t *testing.T) {
+	cfg := freshCfg(t, buildertest.NewLocalStore(t))
+	s := startServe(t, cfg, nil)
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+	before := storeDocs(t, cfg)
+
+	pauseReplay(t, cfg.Replica.URL)
+	buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 777 WHERE id = 102`)
+	select {
+	case r := <-s.runs:
+		t.Fatalf("published %+v while the replica had not replayed the change", r)
+	case <-time.After(1500 * time.Millisecond):
+	}
+	if diff := cmp.Diff(before, storeDocs(t, cfg)); diff != "" {
+		t.Fatalf("the store changed while the replica lagged (-before +now):\n%s", diff)
+	}
+	resumeReplay(t, cfg.Replica.URL)
+	r := s.next(t)
+	if r.err != nil {
+		t.Fatalf("build after the replica caught up: %v", r.err)
+	}
+	if diff := cmp.Diff(expectedDocs(t, cfg.Database.URL), storeDocs(t, cfg)); diff != "" {
+		t.Errorf("the first publication after the replica caught up lacks the change (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeReplicaWaitIsBounded: with replay paused longer than builder.replica_wait, serve
+// publishes after the bound and counts the timeout.
+func TestServeReplicaWaitIsBounded(t *testing.T) {
+	cfg := freshCfg(t, buildertest.NewLocalStore(t))
+	cfg.Builder.ReplicaWait = 300 * time.Millisecond
+	s := startServe(t, cfg, nil)
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+	pauseReplay(t, cfg.Replica.URL)
+	defer resumeReplay(t, cfg.Replica.URL)
+	began := time.Now()
+	buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 778 WHERE id = 102`)
+	r := s.next(t)
+	if r.err != nil {
+		t.Fatalf("build: %v", r.err)
+	}
+	if took := time.Since(began); took < cfg.Builder.ReplicaWait {
+		t.Errorf("published %v after the commit, want after waiting builder.replica_wait (%v)", took, cfg.Builder.ReplicaWait)
+	}
+	if n := countLogs(s.logs, "the replica has not replayed the changes within builder.replica_wait; reading it anyway: the next scheduled build publishes what this one misses"); n != 1 {
+		t.Errorf("%d warnings about the replica, want 1", n)
+	}
+}
+
+// pauseReplay pauses the standby's replay (of every database on it) until resumeReplay or
+// the end of the test.
+func pauseReplay(t *testing.T, standby string) {
+	t.Helper()
+	buildertest.Exec(t, standby, `SELECT pg_wal_replay_pause()`)
+	t.Cleanup(func() { resumeReplay(t, standby) })
+}
+
+func resumeReplay(t *testing.T, standby string) {
+	t.Helper()
+	buildertest.Exec(t, standby, `SELECT pg_wal_replay_resume()`)
+}
+
+// TestServeStoppedMidChangeNeverHalfPublishes stops serve, as SIGTERM does, at each phase of
+// the build that publishes a change: before the pointer the previous snapshot stays current,
+// whole; from the pointer on the new one is current, whole. Never a mix.
+func TestServeStoppedMidChangeNeverHalfPublishes(t *testing.T) {
+	phases := []struct {
+		phase     string
+		published bool // whether the change is current after a stop in this phase
+	}{
+		{publish.PhaseHashing, false},
+		{publish.PhaseUploading, false},
+		{publish.PhaseManifest, false},
+		{publish.PhaseCollecting, true},
+	}
+	for _, p := range phases {
+		t.Run(p.phase, func(t *testing.T) {
+			cfg := freshCfg(t, buildertest.NewLocalStore(t))
+			var mu sync.Mutex
+			armed := false
+			var s *serving
+			s = startServe(t, cfg, func(pr publish.Progress) {
+				mu.Lock()
+				defer mu.Unlock()
+				if armed && pr.Phase == p.phase {
+					s.cancel()
+				}
+			})
+			s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+			before := storeDocs(t, cfg)
+			mu.Lock()
+			armed = true
+			mu.Unlock()
+			buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 4242 WHERE id = 102`)
+			select {
+			case <-s.done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("serve did not stop within 20 s")
+			}
+			want := before
+			if p.published {
+				want = expectedDocs(t, cfg.Database.URL)
+			}
+			if diff := cmp.Diff(want, storeDocs(t, cfg)); diff != "" {
+				t.Errorf("stopped in %s: current snapshot mismatch (-want +got):\n%s", p.phase, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+// Package listen keeps one connection to the primary LISTENing on changes.Channel and
+// reports what it hears, reconnecting whenever the connection drops. It follows the order
+// PostgreSQL's documentation gives a LISTEN client: LISTEN first, then read the state, then
+// handle notifications. Notifications sent while no connection listens are lost, so after
+// every (re)connect it reports Connected, on which the caller rebuilds everything; a change
+// committed after the LISTEN is then both in that build and notified, never in neither.
+//
+// Only one listener among all the builders of a catalogue listens at a time: the connection
+// holds a session advisory lock (the lease) while it listens, and the others retry every
+// ReconnectDelay, so one of them takes over within that time when the listener's connection
+// ends. Two listeners would each answer every change, and each would find the other's
+// snapshot current and rebuild everything.
+package listen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgxlisten"
+
+	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// ApplicationName is the listening connection's application_name (unless database.url
+// sets one), so that it can be told apart in pg_stat_activity.
+const ApplicationName = "catalogue-builder-listen"
+
+// LeaseName names the advisory lock a listening connection holds.
+const LeaseName = "public-catalogue-listener"
+
+// ErrLeaseHeld is logged (through Options.LogError) when another builder is listening.
+var ErrLeaseHeld = errors.New("another builder serve is listening for changes")
+
+// Options configure Listen.
+type Options struct {
+	// URL is the primary's: a hot standby delivers no notifications.
+	URL string
+	// ReconnectDelay is the wait before connecting again after the connection failed or
+	// ended; 0 means one second.
+	ReconnectDelay time.Duration
+	// Connected is called after every (re)connect, once LISTEN is in place, with the
+	// primary's WAL position at that moment.
+	Connected func(lsn changes.LSN)
+	// Notified is called for every notification with its payload, the primary's WAL
+	// position when it was received (every change it announces lies before it) and the
+	// time it was received. It must not block.
+	Notified func(payload string, lsn changes.LSN, at time.Time)
+	// LogError is told of connection failures, lost connections and ErrLeaseHeld.
+	LogError func(error)
+}
+
+// keepAlive is the TCP keep-alive of the listening connection: a connection that a network
+// fault cut without a word from the server is noticed within a few minutes rather than
+// after the system's default of two hours. (The schedule covers the gap.)
+const keepAlive = 15 * time.Second
+
+var embedded = sync.OnceValue(templates.MustDefault)
+
+// Listen listens until ctx is done; it returns ctx's error, or an error for options it
+// cannot use.
+func Listen(ctx context.Context, o Options) error {
+	cfg, err := pgx.ParseConfig(o.URL)
+	if err != nil {
+		return fmt.Errorf("listen: database.url: %w", err)
+	}
+	cfg.DialFunc = (&net.Dialer{KeepAlive: keepAlive, Timeout: 30 * time.Second}).DialContext
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = ApplicationName
+	}
+	delay := o.ReconnectDelay
+	if delay == 0 {
+		delay = time.Second
+	}
+	l := &pgxlisten.Listener{
+		Connect:        func(ctx context.Context) (*pgx.Conn, error) { return connect(ctx, cfg) },
+		LogError:       func(_ context.Context, err error) { o.logError(err) },
+		ReconnectDelay: delay,
+	}
+	l.Handle(changes.Channel, handler{o})
+	return l.Listen(ctx)
+}
+
+// connect opens a connection that holds the lease, or fails with ErrLeaseHeld.
+func connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, embedded().SQL("builder_try_lock.sql"), LeaseName).Scan(&got); err != nil {
+		_ = conn.Close(ctx)
+		return nil, fmt.Errorf("take the listener lease: %w", err)
+	}
+	if !got {
+		_ = conn.Close(ctx)
+		return nil, ErrLeaseHeld
+	}
+	return conn, nil
+}
+
+// handler answers pgxlisten's calls.
+type handler struct{ o Options }
+
+// HandleBacklog runs after LISTEN, before any notification is handled: the state to read
+// is the whole catalogue, which the caller's build reads.
+func (h handler) HandleBacklog(ctx context.Context, _ string, conn *pgx.Conn) error {
+	lsn, err := position(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if h.o.Connected != nil {
+		h.o.Connected(lsn)
+	}
+	return nil
+}
+
+// HandleNotification reports one notification with the primary's position now: the
+// notification is delivered after its transaction committed, so the commit lies before.
+func (h handler) HandleNotification(ctx context.Context, n *pgconn.Notification, conn *pgx.Conn) error {
+	at := time.Now()
+	lsn, err := position(ctx, conn)
+	if err != nil {
+		// The connection is failing: Listen reconnects and Connected rebuilds everything.
+		return err
+	}
+	if h.o.Notified != nil {
+		h.o.Notified(n.Payload, lsn, at)
+	}
+	return nil
+}
+
+// position returns the primary's WAL insert position as a standby reports it once it has
+// replayed everything before it.
+func position(ctx context.Context, conn *pgx.Conn) (changes.LSN, error) {
+	var s string
+	if err := conn.QueryRow(ctx, embedded().SQL(templates.WALInsertLSN)).Scan(&s); err != nil {
+		return 0, fmt.Errorf("read the primary's WAL position: %w", err)
+	}
+	lsn, err := changes.ParseLSN(s)
+	if err != nil {
+		return 0, err
+	}
+	return lsn.RecordEnd(), nil
+}
+
+func (o Options) logError(err error) {
+	if o.LogError != nil {
+		o.LogError(err)
+	}
+}

@@ -1,0 +1,94 @@
+package builder
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Build kinds, as the metrics and the log label them.
+const (
+	kindFull    = "full"    // every document rendered
+	kindChanges = "changes" // only what a change affects rendered, the rest taken from the current snapshot
+)
+
+// Metrics are builder serve's Prometheus collectors.
+type Metrics struct {
+	builds         *prometheus.CounterVec
+	duration       *prometheus.HistogramVec
+	cpu            *prometheus.HistogramVec
+	commitLag      prometheus.Histogram
+	replicaWait    prometheus.Histogram
+	replicaTimeout prometheus.Counter
+	notifications  prometheus.Counter
+	connects       prometheus.Counter
+	published      prometheus.Gauge
+}
+
+// lagBuckets span a change published at once to one published by the schedule.
+var lagBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300}
+
+// NewMetrics returns the collectors, registered on reg when it is not nil.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		builds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "catalogue_builder_builds_total",
+			Help: "Builds by kind (full, or changes: only what a change affects), trigger and result (published, failed).",
+		}, []string{"kind", "trigger", "result"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "catalogue_builder_build_duration_seconds",
+			Help:    "Time from a build's start (after waiting for the replica) to its pointer, by kind.",
+			Buckets: lagBuckets,
+		}, []string{"kind"}),
+		cpu: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "catalogue_builder_build_cpu_seconds",
+			Help:    "CPU time the builder process used for one build, by kind.",
+			Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10},
+		}, []string{"kind"}),
+		commitLag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "catalogue_builder_commit_to_published_seconds",
+			Help:    "Time from the arrival of a build's first change notification (right after its commit) to the pointer that publishes it.",
+			Buckets: lagBuckets,
+		}),
+		replicaWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "catalogue_builder_replica_wait_seconds",
+			Help:    "Time a build waited for the replica to replay the changes it answers.",
+			Buckets: []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30},
+		}),
+		replicaTimeout: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "catalogue_builder_replica_wait_timeouts_total",
+			Help: "Builds that read the replica after builder.replica_wait without it having replayed their changes.",
+		}),
+		notifications: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "catalogue_builder_notifications_total",
+			Help: "Change notifications received from the primary.",
+		}),
+		connects: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "catalogue_builder_listen_connects_total",
+			Help: "Times the builder (re)connected to the primary to listen for changes; each is followed by a full build.",
+		}),
+		published: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "catalogue_builder_last_published_timestamp_seconds",
+			Help: "Unix time of the builder's last publication.",
+		}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.builds, m.duration, m.cpu, m.commitLag, m.replicaWait, m.replicaTimeout,
+			m.notifications, m.connects, m.published)
+	}
+	return m
+}
+
+// built records one build.
+func (m *Metrics) built(kind, trigger string, ok bool, d, cpu time.Duration) {
+	result := "published"
+	if !ok {
+		result = "failed"
+	}
+	m.builds.WithLabelValues(kind, trigger, result).Inc()
+	if ok {
+		m.duration.WithLabelValues(kind).Observe(d.Seconds())
+		m.cpu.WithLabelValues(kind).Observe(cpu.Seconds())
+		m.published.SetToCurrentTime()
+	}
+}
