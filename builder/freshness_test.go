@@ -34,6 +34,9 @@ func freshCfg(t *testing.T, st config.Store) config.Config {
 	cfg.Store = st
 	cfg.Builder.Schedule = "@every 1h"
 	cfg.Builder.Debounce, cfg.Builder.MaxDelay = 50*time.Millisecond, 300*time.Millisecond
+	// Under make test every package creates databases at once, and the standby can fall
+	// seconds behind replaying them: a test must not see the bound pass by accident.
+	cfg.Builder.ReplicaWait = time.Minute
 	return cfg
 }
 
@@ -290,6 +293,8 @@ func TestServeReplicaWaitIsBounded(t *testing.T) {
 	cfg.Builder.ReplicaWait = 300 * time.Millisecond
 	s := startServe(t, cfg, nil)
 	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+	const warning = "the replica has not replayed the changes within builder.replica_wait; reading it anyway: the next scheduled build publishes what this one misses"
+	warned := countLogs(s.logs, warning) // the build at start may have waited too, for other tests' WAL
 	pauseReplay(t, cfg.Replica.URL)
 	defer resumeReplay(t, cfg.Replica.URL)
 	began := time.Now()
@@ -301,8 +306,8 @@ func TestServeReplicaWaitIsBounded(t *testing.T) {
 	if took := time.Since(began); took < cfg.Builder.ReplicaWait {
 		t.Errorf("published %v after the commit, want after waiting builder.replica_wait (%v)", took, cfg.Builder.ReplicaWait)
 	}
-	if n := countLogs(s.logs, "the replica has not replayed the changes within builder.replica_wait; reading it anyway: the next scheduled build publishes what this one misses"); n != 1 {
-		t.Errorf("%d warnings about the replica, want 1", n)
+	if n := countLogs(s.logs, warning) - warned; n != 1 {
+		t.Errorf("%d warnings about the replica for the change, want 1", n)
 	}
 }
 
