@@ -54,7 +54,7 @@ func commands() []command {
 		{"migrate", "", "create the reference schema; running it again changes nothing", cmdMigrate},
 		{"seed", "--courses N --classes N --registrations N --seed S [--reset]", "fill the reference schema with sample data", cmdSeed},
 		{"run", "[--force]", "build and publish one snapshot, then exit", cmdRun},
-		{"serve", "", "build at start and then on builder.schedule until SIGTERM", cmdServe},
+		{"serve", "", "build at start, on builder.schedule and after every committed change until SIGTERM", cmdServe},
 		{"status", "", "show the current snapshot and the kept ones", cmdStatus},
 		{"rollback", "[SNAPSHOT]", "make a kept snapshot current (default: the one before the current)", cmdRollback},
 		{"token create", "--name NAME [--rate-limit N]", "issue an API token; it is printed once, as the last line", tokenCreate},
