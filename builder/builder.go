@@ -80,16 +80,15 @@ func buildAndPublish(ctx context.Context, cfg config.Config, tpl *templates.Set,
 	if err != nil {
 		return publish.Result{}, err
 	}
-	res, _, err := buildAll(ctx, cfg, tpl, st, opts, held, snapshot.Build{Trigger: snapshot.TriggerRun})
+	p := newPublisher(cfg, st, opts.Progress, opts.Now)
+	p.CheckLock = held
+	res, _, err := buildAll(ctx, cfg, tpl, p, opts, snapshot.Build{Trigger: snapshot.TriggerRun})
 	return res, err
 }
 
-// buildAll renders every document and publishes them; held checks that the builder still
-// holds the lock. It returns, with the result, the state of the catalogue that a later
-// partial build starts from.
-func buildAll(ctx context.Context, cfg config.Config, tpl *templates.Set, st store.Store, opts RunOptions, held func(context.Context) error, b snapshot.Build) (publish.Result, *catalogue.State, error) {
-	p := newPublisher(cfg, st, opts.Progress, opts.Now)
-	p.CheckLock = held
+// buildAll renders every document and publishes them through p. It returns, with the
+// result, the state of the catalogue that a later partial build starts from.
+func buildAll(ctx context.Context, cfg config.Config, tpl *templates.Set, p *publish.Publisher, opts RunOptions, b snapshot.Build) (publish.Result, *catalogue.State, error) {
 	// The current manifest (about 11 MB at 100,000 documents) is read while the database is:
 	// the two do not depend on each other.
 	var cur *snapshot.Manifest

@@ -19,7 +19,7 @@ import (
 // lists and popular, from the state kept since the last build), and publishes them with
 // every other document taken from the last manifest. Everything the changes name is read in
 // one transaction, as a full build reads everything.
-func (s *server) buildChanges(ctx context.Context, tpl *templates.Set, held func(context.Context) error, b pending.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
+func (s *server) buildChanges(ctx context.Context, tpl *templates.Set, p *publish.Publisher, b pending.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
 	ch := catalogue.Changed{
 		Courses: b.Changes.Courses(), Classes: b.Changes.Classes(), ClassCourses: b.Changes.ClassCourses(),
 		Rooms: b.Changes.Rooms(), Locations: b.Changes.Locations(),
@@ -41,8 +41,6 @@ func (s *server) buildChanges(ctx context.Context, tpl *templates.Set, held func
 		Today: today.Format(time.DateOnly), Timezone: s.cfg.Timezone,
 		Counts: countsAfter(cur, partial), Build: s.record(b, false),
 	}
-	p := newPublisher(s.cfg, s.store, s.opts.Progress, s.opts.Now)
-	p.CheckLock = held
 	res, err := p.PublishChanges(ctx, cur, partial.Docs, partial.Removed, meta, false)
 	return res, partial.State, err
 }

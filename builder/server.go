@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/trainingco/catalogue/builder/catalogue"
@@ -25,6 +27,9 @@ type server struct {
 	// last is the snapshot this builder published last, with the state of the catalogue
 	// it was built from: a change is built over it. nil makes the next build full.
 	last *published
+	// own are the manifests of the last builder.keep snapshots this process published,
+	// for collection (publish.Publisher.Own).
+	own map[string]*snapshot.Manifest
 }
 
 // published is a snapshot this builder published.
@@ -109,7 +114,30 @@ func (s *server) run(ctx context.Context, b pending.Batch) (string, publish.Resu
 	if (err == nil || errors.Is(err, publish.ErrCollect)) && res.Manifest != nil && state != nil {
 		s.last = &published{manifest: res.Manifest, state: state}
 	}
+	if res.Manifest != nil {
+		s.remember(res.Manifest)
+	}
 	return kind, res, err
+}
+
+// remember adds m to the manifests this process published, of which it keeps the newest
+// builder.keep (snapshot ids sort in build order).
+func (s *server) remember(m *snapshot.Manifest) {
+	if s.own == nil {
+		s.own = map[string]*snapshot.Manifest{}
+	}
+	s.own[m.ID] = m
+	ids := slices.Sorted(maps.Keys(s.own))
+	for _, id := range ids[:max(0, len(ids)-s.cfg.Builder.Keep)] {
+		delete(s.own, id)
+	}
+}
+
+// publisher returns a publisher into the store for a build holding the lock l.
+func (s *server) publisher(l *lock) *publish.Publisher {
+	p := newPublisher(s.cfg, s.store, s.opts.Progress, s.opts.Now)
+	p.CheckLock, p.Own = l.held, s.own
+	return p
 }
 
 func (s *server) runLocked(ctx context.Context, b pending.Batch) (string, publish.Result, *catalogue.State, error) {
@@ -130,14 +158,14 @@ func (s *server) runLocked(ctx context.Context, b pending.Batch) (string, publis
 	}
 	today := s.cfg.Today(s.opts.Now())
 	if s.canBuildChanges(ctx, b, today) {
-		res, state, err := s.buildChanges(ctx, tpl, l.held, b, today)
+		res, state, err := s.buildChanges(ctx, tpl, s.publisher(l), b, today)
 		if err == nil || ctx.Err() != nil || res.SnapshotID != "" || errors.Is(err, publish.ErrShrink) {
 			return kindChanges, res, state, err
 		}
 		s.log.Warn("building only what changed failed; building everything", "error", err.Error())
 	}
 	opts := RunOptions{Logger: s.log, Now: s.opts.Now, Progress: s.opts.Progress}.withDefaults()
-	res, state, err := buildAll(ctx, s.cfg, tpl, s.store, opts, l.held, s.record(b, true))
+	res, state, err := buildAll(ctx, s.cfg, tpl, s.publisher(l), opts, s.record(b, true))
 	return kindFull, res, state, err
 }
 

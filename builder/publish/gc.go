@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -44,11 +45,15 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 	if len(dropped) == 0 {
 		return 0, nil
 	}
-	have := map[string]*snapshot.Manifest{cur.ID: cur}
+	have := maps.Clone(p.Own)
+	if have == nil {
+		have = map[string]*snapshot.Manifest{}
+	}
+	have[cur.ID] = cur
 	if prev != nil {
 		have[prev.ID] = prev
 	}
-	cands, err := p.candidates(ctx, dropped, have)
+	cands, err := p.candidates(ctx, dropped, have, cur)
 	if err != nil {
 		return 0, fmt.Errorf("read old snapshots: %w", err)
 	}
@@ -84,11 +89,11 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 
 // settled splits the dropped manifests ids into those whose build started at least Grace
 // ago, which may go, and the younger ones, which stay for now. An id that does not tell
-// its time counts as old.
+// its time counts as old, and so does one of Own, which this process published.
 func (p *Publisher) settled(ids []string) (old, young []string) {
 	limit := p.now().Add(-p.grace())
 	for _, id := range ids {
-		if t, ok := snapshot.IDTime(id); ok && t.After(limit) {
+		if t, ok := snapshot.IDTime(id); ok && t.After(limit) && p.Own[id] == nil {
 			young = append(young, id)
 		} else {
 			old = append(old, id)
@@ -97,8 +102,11 @@ func (p *Publisher) settled(ids []string) (old, young []string) {
 	return old, young
 }
 
-// candidates returns the hashes the manifests ids name: the objects that may go.
-func (p *Publisher) candidates(ctx context.Context, ids []string, have map[string]*snapshot.Manifest) (map[string]bool, error) {
+// candidates returns the hashes the manifests ids name: the objects that may go. Of a
+// manifest in memory, a hash that cur holds at the same route is left out at once: cur
+// keeps it, and that is nearly every hash of a recent snapshot, whose 100,000 entries
+// would otherwise all become candidates to rule out one by one.
+func (p *Publisher) candidates(ctx context.Context, ids []string, have map[string]*snapshot.Manifest, cur *snapshot.Manifest) (map[string]bool, error) {
 	cands := make(map[string]bool)
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -107,8 +115,10 @@ func (p *Publisher) candidates(ctx context.Context, ids []string, have map[strin
 		g.Go(func() error {
 			var hashes []string
 			if m := have[id]; m != nil {
-				for _, e := range m.Documents {
-					hashes = append(hashes, e.Hash)
+				for r, e := range m.Documents {
+					if c, ok := cur.Documents[r]; !ok || c.Hash != e.Hash {
+						hashes = append(hashes, e.Hash)
+					}
 				}
 			} else {
 				b, err := p.Store.GetMax(gctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/store"
 )
 
 const shared = `{"data":[{"id":1,"name":"Go"}]}`
@@ -338,4 +339,61 @@ func TestPointerWithoutPrevious(t *testing.T) {
 			t.Errorf("kept after the next publication = %v; want [%s %s %s]", got, v4, ids[2], ids[1])
 		}
 	})
+}
+
+// TestCollectDropsOwnManifestsPastKeep: manifests the publisher's process published itself
+// (Own) go as soon as they fall out of Keep, young as they are, and are not read back from
+// the store; a young manifest of someone else stays for the grace period.
+func TestCollectDropsOwnManifestsPastKeep(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		p := newPublisher(r, 2)
+		p.Grace = time.Hour
+		other := mustPublish(t, p, version(1)) // published before this process: not Own
+		p.Own = map[string]*snapshot.Manifest{}
+		var mine []string
+		for v := 2; v <= 4; v++ {
+			res := mustPublish(t, p, version(v))
+			p.Own[res.SnapshotID] = res.Manifest
+			mine = append(mine, res.SnapshotID)
+		}
+		// Keep 2: the last two of mine; the first of mine is past keep and goes at once,
+		// the other one's young manifest stays.
+		if diff := cmp.Diff(manifestKeys(other.SnapshotID, mine[1], mine[2]), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+			t.Errorf("manifests mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(objectKeys(shared, `{"v":1}`, `{"v":3}`, `{"v":4}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects mismatch (-want +got):\n%s", diff)
+		}
+		// Collection read no manifest of Own back: a store that fails every manifest read
+		// of them still collects.
+		failing := &failingReads{Store: r.Store, fail: func(key string) bool {
+			return strings.HasPrefix(key, snapshot.ManifestPrefix) && key != snapshot.ManifestKey(other.SnapshotID)
+		}}
+		q := newPublisher(failing, 2)
+		q.Grace, q.Own = time.Hour, p.Own
+		if _, err := q.PublishOver(ctx, p.Own[mine[2]], version(5), meta(1, 1), false); err != nil {
+			t.Errorf("collection with Own in memory read a manifest of Own: %v", err)
+		}
+	})
+}
+
+// failingReads is a store whose reads of the keys fail names fail.
+type failingReads struct {
+	store.Store
+	fail func(key string) bool
+}
+
+func (f *failingReads) Get(ctx context.Context, key string) ([]byte, error) {
+	if f.fail(key) {
+		return nil, fmt.Errorf("read %s: %w", key, errInjected)
+	}
+	return f.Store.Get(ctx, key)
+}
+
+func (f *failingReads) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
+	if f.fail(key) {
+		return nil, fmt.Errorf("read %s: %w", key, errInjected)
+	}
+	return f.Store.GetMax(ctx, key, limit)
 }

@@ -73,6 +73,13 @@ type Publisher struct {
 	// started, with the objects it names, so that collection never deletes the work of a
 	// build that is still publishing; 0 means DefaultGrace.
 	Grace time.Duration
+	// Own, when set, holds manifests this publisher's process published itself, by id
+	// (builder serve keeps its last Keep). Collection takes them from memory rather than
+	// read them back (a manifest of 100,000 documents is ~11 MB), and drops those that
+	// fell out of Keep whatever their age: Grace protects the builds of another builder
+	// that may still be publishing, and these were published, by this one. Without it, a
+	// builder publishing a change every second would keep an hour of manifests.
+	Own map[string]*snapshot.Manifest
 
 	progressMu sync.Mutex
 }
@@ -143,7 +150,7 @@ func (p *Publisher) PublishOver(ctx context.Context, cur *snapshot.Manifest, doc
 	m.Build.Rendered = len(docs)
 	p.report(Progress{Phase: PhaseHashing, Total: len(docs)})
 	todo := plan(docs, m, known(cur))
-	return p.finish(ctx, start, cur, m, todo)
+	return p.finish(ctx, start, cur, m, todo, nil)
 }
 
 // PublishChanges publishes a snapshot made of cur, the current snapshot's manifest, with the
@@ -175,7 +182,8 @@ func (p *Publisher) PublishChanges(ctx context.Context, cur *snapshot.Manifest, 
 			return Result{}, err
 		}
 	}
-	return p.finish(ctx, start, cur, m, todo)
+	touched := slices.AppendSeq(slices.Clone(removed), maps.Keys(docs))
+	return p.finish(ctx, start, cur, m, todo, touched)
 }
 
 // newManifest starts the manifest of a build begun at start.
@@ -196,9 +204,10 @@ func newManifest(start time.Time, meta Meta, docs map[string]snapshot.Entry) *sn
 }
 
 // finish publishes m, whose documents are hashed and todo the objects not stored yet: it
-// stores them, writes the manifest and the pointer, and collects old snapshots.
-func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapshot.Manifest, todo []object) (Result, error) {
-	recordChanges(m.Build, cur, m)
+// stores them, writes the manifest and the pointer, and collects old snapshots. touched,
+// when not nil, are the only routes that can differ from cur.
+func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapshot.Manifest, todo []object, touched []string) (Result, error) {
+	recordChanges(m.Build, cur, m, touched)
 	stored, bytes, err := p.upload(ctx, todo)
 	if err != nil {
 		return Result{}, err
@@ -219,27 +228,36 @@ func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapsho
 	return res, nil
 }
 
-// recordChanges notes in b which routes of m differ from cur, the previous snapshot.
-func recordChanges(b *snapshot.Build, cur, m *snapshot.Manifest) {
+// recordChanges notes in b which routes of m differ from cur, the previous snapshot. Only
+// the routes touched are compared when touched is not nil; every route otherwise.
+func recordChanges(b *snapshot.Build, cur, m *snapshot.Manifest, touched []string) {
 	var prev map[string]snapshot.Entry
 	if cur != nil {
 		prev = cur.Documents
 	}
-	var changed, removed []string
-	for r, e := range m.Documents {
-		if old, ok := prev[r]; !ok || old.Hash != e.Hash {
-			changed = append(changed, r)
+	if touched == nil {
+		touched = slices.AppendSeq(slices.Collect(maps.Keys(m.Documents)), maps.Keys(prev))
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	var routes []string
+	b.Changed, b.Removed = 0, 0
+	for _, r := range touched {
+		old, before := prev[r]
+		e, now := m.Documents[r]
+		switch {
+		case now && (!before || old.Hash != e.Hash):
+			b.Changed++
+		case before && !now:
+			b.Removed++
+		default:
+			continue
+		}
+		if len(routes) < snapshot.MaxBuildRoutes {
+			routes = append(routes, r)
 		}
 	}
-	for r := range prev {
-		if _, ok := m.Documents[r]; !ok {
-			removed = append(removed, r)
-		}
-	}
-	b.Changed, b.Removed = len(changed), len(removed)
-	routes := append(changed, removed...)
-	slices.Sort(routes)
-	b.Routes = routes[:min(len(routes), snapshot.MaxBuildRoutes)]
+	b.Routes = routes
 }
 
 // Current returns the manifest the pointer names, or nil when nothing is published yet.
