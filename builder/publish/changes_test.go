@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,15 +59,47 @@ func TestPublishChanges(t *testing.T) {
 		if diff := cmp.Diff(cur, res.Manifest); diff != "" {
 			t.Errorf("result's manifest mismatch (-stored +returned):\n%s", diff)
 		}
+		// Objects, then the delta, then the manifest, then the pointer.
+		wantPuts := []string{"objects", "objects", snapshot.DeltaKey(res.SnapshotID), snapshot.ManifestKey(res.SnapshotID), snapshot.PointerKey}
+		var puts []string
+		for _, k := range r.puts {
+			if strings.HasPrefix(k, "objects/") {
+				k = "objects"
+			}
+			puts = append(puts, k)
+		}
+		if diff := cmp.Diff(wantPuts, puts); diff != "" {
+			t.Errorf("Put order mismatch (-want +got):\n%s", diff)
+		}
+		// The delta over the first snapshot gives the stored manifest.
+		d, err := snapshot.ReadDelta(context.Background(), r, res.SnapshotID)
+		if err != nil {
+			t.Fatalf("ReadDelta: %v", err)
+		}
+		if diff := cmp.Diff([]string{"/public/course/9", "/public/courses?type=Online"}, sorted(d.Removed)); diff != "" {
+			t.Errorf("delta's removed routes mismatch (-want +got):\n%s", diff)
+		}
+		applied, err := d.Apply(first.Manifest)
+		if err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if diff := cmp.Diff(cur, applied); diff != "" {
+			t.Errorf("delta applied to the first snapshot mismatch (-stored manifest +applied):\n%s", diff)
+		}
+		if _, err := d.Apply(cur); err == nil {
+			t.Error("Apply over a snapshot that is not its base: no error")
+		}
 	})
 }
+
+func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
 // TestPublishChangesFailureLeavesCurrentSnapshot fails the publication of a change at each
 // of its writes: the first snapshot stays current and whole.
 func TestPublishChangesFailureLeavesCurrentSnapshot(t *testing.T) {
 	docs := docsOf("/public/course/1", `{"id":1,"name":"Go 2","type":"Online","description":"<p>Go</p>"}`)
-	// One new body: Put 1 is its object, 2 the manifest, 3 the pointer.
-	for _, failAt := range []int{1, 2, 3} {
+	// One new body: Put 1 is its object, 2 the delta, 3 the manifest, 4 the pointer.
+	for _, failAt := range []int{1, 2, 3, 4} {
 		forEachStore(t, func(t *testing.T, r *recorder) {
 			p := newPublisher(r, 10)
 			first := mustPublish(t, p, base)

@@ -79,7 +79,7 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 	}
 	keys = keys[:0]
 	for _, id := range dropped {
-		keys = append(keys, snapshot.ManifestKey(id))
+		keys = append(keys, snapshot.DeltaKey(id), snapshot.ManifestKey(id))
 	}
 	if err := p.deleteKeys(ctx, keys); err != nil {
 		return 0, err

@@ -397,3 +397,24 @@ func (f *failingReads) GetMax(ctx context.Context, key string, limit int64) ([]b
 	}
 	return f.Store.GetMax(ctx, key, limit)
 }
+
+// TestCollectDeletesDeltas: a dropped snapshot's delta goes with its manifest.
+func TestCollectDeletesDeltas(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		p := newPublisher(r, 1)
+		cur := mustPublish(t, p, version(1)).Manifest
+		var ids []string
+		for v := 2; v <= 3; v++ {
+			res, err := p.PublishChanges(ctx, cur, version(v), nil, meta(1, 1), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur = res.Manifest
+			ids = append(ids, res.SnapshotID)
+		}
+		if diff := cmp.Diff([]string{snapshot.DeltaKey(ids[1])}, listKeys(t, r, "deltas/")); diff != "" {
+			t.Errorf("deltas after keep 1 mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

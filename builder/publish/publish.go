@@ -212,6 +212,11 @@ func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapsho
 	if err != nil {
 		return Result{}, err
 	}
+	if touched != nil {
+		if err := p.writeDelta(ctx, snapshot.NewDelta(m, cur.ID, touched)); err != nil {
+			return Result{}, err
+		}
+	}
 	ptr, err := p.commit(ctx, m)
 	if err != nil {
 		return Result{}, err
@@ -226,6 +231,19 @@ func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapsho
 		return res, fmt.Errorf("snapshot %s is published, but %w: %w", m.ID, ErrCollect, err)
 	}
 	return res, nil
+}
+
+// writeDelta stores d, after the objects it names and before the manifest and pointer.
+func (p *Publisher) writeDelta(ctx context.Context, d *snapshot.Delta) error {
+	p.report(Progress{Phase: PhaseManifest})
+	b, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode delta: %w", err)
+	}
+	if err := p.Store.Put(ctx, snapshot.DeltaKey(d.ID), b); err != nil {
+		return fmt.Errorf("write delta %s: %w", d.ID, err)
+	}
+	return nil
 }
 
 // recordChanges notes in b which routes of m differ from cur, the previous snapshot. Only

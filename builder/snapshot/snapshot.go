@@ -7,6 +7,7 @@
 //
 //	objects/ab/abcdef….json   one JSON document, named by the SHA-256 of its bytes
 //	snapshots/<id>.json       the manifest of snapshot <id>: every route, its hash and size
+//	deltas/<id>.json          for a snapshot built over another: what it changed (Delta)
 //	current.json              the pointer: which snapshot is current
 package snapshot
 

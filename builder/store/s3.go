@@ -158,25 +158,36 @@ func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
 // trusted for at most trustedLength bytes of buffer: a store, proxy or CDN that announces
 // more must deliver it before it is allocated.
 func (s *S3) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
+	b, _, err := s.get(ctx, key, "", limit)
+	return b, err
+}
+
+// get is GetMax that also returns the object's ETag and, given one in ifNoneMatch, answers
+// an error wrapping ErrNotModified when the object still has it.
+func (s *S3) get(ctx context.Context, key, ifNoneMatch string, limit int64) ([]byte, string, error) {
 	if err := validKey(key); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
-		Bucket: aws.String(s.bucket),
-		Key:    aws.String(s.objectKey(key)),
-	})
-	if isNoSuchKey(err) {
-		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.objectKey(key))}
+	if ifNoneMatch != "" {
+		in.IfNoneMatch = aws.String(ifNoneMatch)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("get %s: %w", key, err)
+	out, err := s.client.GetObject(ctx, in)
+	switch {
+	case isNoSuchKey(err):
+		return nil, "", fmt.Errorf("get %s: %w", key, ErrNotFound)
+	case isNotModified(err):
+		return nil, ifNoneMatch, fmt.Errorf("get %s: %w", key, ErrNotModified)
+	case err != nil:
+		return nil, "", fmt.Errorf("get %s: %w", key, err)
 	}
 	defer out.Body.Close()
 	length := aws.ToInt64(out.ContentLength)
 	if limit >= 0 && length > limit {
-		return nil, fmt.Errorf("get %s: %d bytes, at most %d allowed: %w", key, length, limit, ErrTooLarge)
+		return nil, "", fmt.Errorf("get %s: %d bytes, at most %d allowed: %w", key, length, limit, ErrTooLarge)
 	}
-	return readMax(out.Body, key, min(max(length, 0), trustedLength), limit)
+	b, err := readMax(out.Body, key, min(max(length, 0), trustedLength), limit)
+	return b, aws.ToString(out.ETag), err
 }
 
 // Put uploads the whole object in one request, which S3 applies atomically.
