@@ -135,7 +135,7 @@ func (env *authEnv) issue(t *testing.T, name string) (int64, string) {
 // refreshTokens makes the server reload the token hashes now, as its poller would.
 func (env *authEnv) refreshTokens(t *testing.T) {
 	t.Helper()
-	if err := env.s.auth.refresh(context.Background()); err != nil {
+	if err := env.s.auth.Refresh(context.Background()); err != nil {
 		t.Fatalf("refresh tokens: %v", err)
 	}
 }

@@ -6,29 +6,33 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/trainingco/catalogue/edge/search"
+	"github.com/trainingco/catalogue/edge/telemetry"
 )
 
-// Sentinel kinds of failure. Handlers return an error made with fail(kind, ...); the single
-// error handler maps the kind to a status through statusOf and writes {"message": ...}.
+// Sentinel kinds of failure. Handlers return an error made with fail(kind, ...), or a
+// *search.Error of one of search's kinds; the single error handler maps the kind to a
+// status through statusOf and writes {"message": ...}.
 var (
-	ErrBadRequest      = errors.New("bad request")         // malformed query parameter (D9, D13)
+	ErrBadRequest      = errors.New("bad request")         // malformed query parameter (D13)
 	ErrNotFound        = errors.New("not found")           // unknown path, id or non-public item (D15, D24)
 	ErrUnauthenticated = errors.New("unauthenticated")     // missing, malformed, unknown or revoked token (D22)
 	ErrRateLimited     = errors.New("too many attempts")   // over the limit (D23)
-	ErrBadDate         = errors.New("unparseable date")    // start/end/date not MM-DD-YYYY (D8: 500 by contract)
-	ErrUnavailable     = errors.New("service unavailable") // no snapshot yet, or the replica is down or slow
+	ErrUnavailable     = errors.New("service unavailable") // no snapshot or token set yet, or the replica is down or slow
 	ErrMethod          = errors.New("method not allowed")  // anything but GET and HEAD (D24)
 )
 
 // statusOf is the one table from kind to HTTP status.
 var statusOf = map[error]int{
-	ErrBadRequest:      http.StatusBadRequest,
-	ErrNotFound:        http.StatusNotFound,
-	ErrUnauthenticated: http.StatusUnauthorized,
-	ErrRateLimited:     http.StatusTooManyRequests,
-	ErrBadDate:         http.StatusInternalServerError,
-	ErrUnavailable:     http.StatusServiceUnavailable,
-	ErrMethod:          http.StatusMethodNotAllowed,
+	ErrBadRequest:        http.StatusBadRequest,
+	ErrNotFound:          http.StatusNotFound,
+	ErrUnauthenticated:   http.StatusUnauthorized,
+	ErrRateLimited:       http.StatusTooManyRequests,
+	ErrUnavailable:       http.StatusServiceUnavailable,
+	ErrMethod:            http.StatusMethodNotAllowed,
+	search.ErrBadRequest: http.StatusBadRequest,          // limit or page not an integer (D9)
+	search.ErrBadDate:    http.StatusInternalServerError, // start/end/date not MM-DD-YYYY (D8: 500 by contract)
 }
 
 // clientError is a failure the client is told about: its kind picks the status, msg is the
@@ -65,10 +69,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	status, msg := http.StatusInternalServerError, "Server Error"
 	var ce *clientError
+	var se *search.Error
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ce):
 		status, msg = statusOf[ce.kind], ce.msg
+	case errors.As(err, &se):
+		status, msg = statusOf[se.Kind], se.Message
 	case errors.As(err, &he) && he.Code == http.StatusNotFound:
 		status, msg = http.StatusNotFound, "Not Found."
 	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
@@ -77,9 +84,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if status == http.StatusMethodNotAllowed {
 		c.Response().Header().Set("Allow", "GET, HEAD")
 	}
-	if status >= 500 && !errors.Is(err, ErrBadDate) {
+	if status >= 500 && !errors.Is(err, search.ErrBadDate) {
 		s.log.Error("request failed", "status", status, "method", c.Request().Method,
-			"path", loggedPath(c.Request().URL.Path), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+			"path", telemetry.LoggedPath(c.Request().URL.Path), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)

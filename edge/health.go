@@ -15,9 +15,9 @@ func (s *Server) handleHealthz(c echo.Context) error {
 // before: load balancers and readiness probes call it (D26). The database does not count:
 // without it only the search fails, and every static read still works.
 func (s *Server) handleReadyz(c echo.Context) error {
-	snap := s.static.current()
+	snap := s.docs.Current()
 	if snap == nil {
 		return fail(ErrUnavailable, "No catalogue snapshot is loaded yet.")
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "snapshot": snap.id})
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "snapshot": snap.ID()})
 }

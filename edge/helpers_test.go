@@ -188,7 +188,7 @@ func (ts testServer) get(method, target string, hdr map[string]string, keep ...s
 // refresh makes s load the snapshot the pointer names now.
 func refresh(t testing.TB, s *Server) {
 	t.Helper()
-	if err := s.static.refresh(context.Background()); err != nil {
+	if err := s.docs.Refresh(context.Background()); err != nil {
 		t.Fatalf("refresh: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ func TestMetrics(t *testing.T) {
 	} {
 		env.send(r)
 	}
-	env.s.metrics.observeSearch(150 * time.Millisecond)
+	env.s.metrics.ObserveSearch(150 * time.Millisecond)
 
 	const course = `/api/v2/public/course/:id`
 	want := map[string]float64{
@@ -68,7 +68,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A new snapshot replaces the old one's series rather than adding to them.
-	env.s.metrics.snapshotLoaded("snap-b", time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC))
+	env.s.metrics.SnapshotLoaded("snap-b", time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC))
 	got := flatten(scrape(t, env), "catalogue_edge_snapshot_")
 	want = map[string]float64{
 		`catalogue_edge_snapshot_info{snapshot="snap-b"}`:   1,

@@ -4,10 +4,78 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/trainingco/catalogue/edge/telemetry"
 )
+
+// front is the one middleware every request passes, first. It gives the request an id and
+// the security headers (D25), refuses every method but GET and HEAD (D24), recovers from
+// panics, writes any error through the error handler, and then counts and times the
+// request and writes one log line for it: it runs the error handler itself because the
+// status is only known once the error has been written.
+//
+// Echo routes before it runs, but nothing before the handler depends on the route: a
+// refused method gets its 405 whether the path exists or not, and is counted as unmatched.
+//
+// The line holds the method, the route pattern, the path without its query string, the
+// status, the bytes of the body, the duration, the request id and the client's address.
+// The query string is left out because search text is what people typed; the
+// Authorization header and bodies are never logged, so neither is a token.
+func (s *Server) front(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		s.serveFront(c, next)
+		return nil
+	}
+}
+
+// serveFront is front's work, in a method so that front's closure holds only next.
+func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
+	start := time.Now() // wall time, not s.now: tests' fake clocks do not tick
+	req, res := c.Request(), c.Response()
+	h := res.Header()
+	id := s.requestID(req.Header)
+	h[echo.HeaderXRequestID] = id
+	h["X-Content-Type-Options"] = nosniff // set before the handler, so errors carry it too
+	pattern := ""
+	var err error
+	if s.allowedMethod(req.Method) {
+		err = s.call(c, next)
+		pattern = c.Path()
+	} else {
+		err = fail(ErrMethod, "Method Not Allowed.")
+	}
+	if err != nil {
+		c.Error(err)
+	}
+	end := time.Now()
+	d := end.Sub(start)
+	s.reqLog.Write(req.Context(), end, &telemetry.RequestLine{
+		Method:   req.Method,
+		Route:    s.metrics.Observe(pattern, res.Status, d),
+		Path:     telemetry.LoggedPath(req.URL.Path),
+		Status:   res.Status,
+		Bytes:    res.Size,
+		Duration: d,
+		ID:       id[0],
+		Addr:     clientAddr(c),
+	})
+}
+
+// requestID returns the request's id as the header value of the response: the client's
+// when it is sane (telemetry.RequestIDs.FromClient), else a new one, made in one
+// allocation (headerText).
+func (s *Server) requestID(h http.Header) []string {
+	if id, ok := s.ids.FromClient(h); ok {
+		return id
+	}
+	v := new(headerText)
+	id, _ := v.values(s.ids.AppendNew(v.buf[:0]), -1)
+	return id
+}
 
 // allowedMethod reports whether the request's method gets past the front middleware: GET
 // and HEAD, and OPTIONS when CORS is configured (the browsers' preflight, answered by cors).
@@ -44,7 +112,7 @@ func (s *Server) recovered(c echo.Context, err *error) {
 	if c.Response().Committed {
 		// The error handler cannot answer any more, and so does not log either.
 		s.log.Error("panic after the response started", "method", c.Request().Method,
-			"path", loggedPath(c.Request().URL.Path), "error", *err)
+			"path", telemetry.LoggedPath(c.Request().URL.Path), "error", *err)
 		*err = nil
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/trainingco/catalogue/edge/docstore"
 )
 
 // openAPISource is the OpenAPI 3.1 description of the whole API. openapi_test.go sends real
@@ -24,13 +26,13 @@ const openAPIServer = `"url": "/api/v2"`
 
 // openAPIDocs holds the document ready to serve for each base path, built on first use:
 // in practice one per process, since a server's base path does not change.
-var openAPIDocs sync.Map // base path -> *document
+var openAPIDocs sync.Map // base path -> *docstore.Document
 
 // openAPIDocument returns the document whose servers entry is base, with its ETags and
 // gzip body made once.
-func openAPIDocument(base string) (*document, error) {
+func openAPIDocument(base string) (*docstore.Document, error) {
 	if d, ok := openAPIDocs.Load(base); ok {
-		return d.(*document), nil
+		return d.(*docstore.Document), nil
 	}
 	url, err := json.Marshal(base)
 	if err != nil {
@@ -40,12 +42,12 @@ func openAPIDocument(base string) (*document, error) {
 		return nil, fmt.Errorf("openapi.json: want exactly one %s to rewrite", openAPIServer)
 	}
 	body := bytes.Replace(openAPISource, []byte(openAPIServer), append([]byte(`"url": `), url...), 1)
-	d, err := newDocument(body)
+	d, err := docstore.NewDocument(body)
 	if err != nil {
 		return nil, fmt.Errorf("prepare openapi.json: %w", err)
 	}
 	actual, _ := openAPIDocs.LoadOrStore(base, d)
-	return actual.(*document), nil
+	return actual.(*docstore.Document), nil
 }
 
 // handleOpenAPI serves GET {base_path}/openapi.json without a token, so that client
@@ -59,7 +61,7 @@ func (s *Server) handleOpenAPI(c echo.Context) error {
 	req, res := c.Request(), c.Response()
 	h := res.Header()
 	gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))
-	body, etag, length := doc.response(gz)
+	body, etag, length := documentResponse(doc, gz)
 	if gz {
 		h[echo.HeaderContentEncoding] = hdrGzip
 	}

@@ -1,22 +1,20 @@
 package edge
 
 import (
-	"crypto/sha256"
-	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
 // The fuzz targets below run their seed corpus in every `go test`; `go test -fuzz` explores.
-// They cover the two parsers of request input that had none: the course list's type list
-// and the Authorization header. (Dates, limit, page and path ids: searchparams_test.go; the
-// token format: builder/apitoken.)
+// They cover the parsers of the server's own request input: the course list's type list
+// and path ids. (Dates, limit and page: edge/search; the Authorization header: edge/auth;
+// the token format: builder/apitoken.)
 
 // typeKeyRef is the reference for the keys that carry a course type (D13): type, type[]
 // and the qs library's type[N].
@@ -75,46 +73,18 @@ func FuzzParseTypes(f *testing.F) {
 	})
 }
 
-// handToken is a valid token (builder/apitoken's hand-made test token).
-const handToken = "pcat_7kQ2vXr9LmP4sTn8WbYc3HdJf6GzA1eRuK5oNqVwMxE1JgdEX"
-
-// bearerRef is the reference for one Authorization value (D21): the scheme Bearer in any
-// case, one or more spaces, one token with neither space nor tab.
-var bearerRef = regexp.MustCompile(`(?i)^bearer +([^ \t]+)$`)
-
-// FuzzAuthorization holds the Authorization check to its reference: bearerToken takes the
-// token of exactly one well-formed value, which written back as "Bearer <token>" gives the
-// same token; and a request is let in only when that token is exactly an active one.
-func FuzzAuthorization(f *testing.F) {
-	for _, s := range []string{"Bearer " + handToken, "bearer " + handToken, "BEARER   " + handToken, "Bearer " + handToken + " ",
-		"Bearer " + handToken + "\x00", "Bearer\t" + handToken, " Bearer " + handToken, "Bearer " + strings.ToUpper(handToken),
-		"Bearer " + handToken[:len(handToken)-1], "Basic " + handToken, handToken, "Bearer", "Bearer ", "", "Bearer a b",
-		"Bearer é", "Bearer \xff", "Bearer \t" + handToken, "\tBearer " + handToken, "Bearer\u00a0" + handToken,
-		"Bearer \u00a0" + handToken, "Bearer " + handToken + "\t", "Bearer\n " + handToken, "Bearer " + handToken + "\n"} {
-		f.Add(s, false)
+// FuzzSearchPathID holds parseID (params.go), which the per-course search shares with the
+// static routes, to strconv: a positive int64 written without sign or leading zero.
+func FuzzSearchPathID(f *testing.F) {
+	for _, s := range []string{"1", "0", "01", "-1", "+1", "abc", "9223372036854775807", "9223372036854775808", ""} {
+		f.Add(s)
 	}
-	f.Add("Bearer "+handToken, true)
-	active := tokenSet{[sha256.Size]byte(apitoken.Hash(handToken)): "key"}
-	f.Fuzz(func(t *testing.T, value string, twice bool) {
-		h := http.Header{"Authorization": {value}}
-		if twice {
-			h["Authorization"] = append(h["Authorization"], value)
-		}
-		token, ok := bearerToken(h)
-		m := bearerRef.FindStringSubmatch(value)
-		wantOK := m != nil && !twice
-		if ok != wantOK || (ok && token != m[1]) {
-			t.Fatalf("bearerToken(%q, twice %v) = %q, %v; want ok %v", value, twice, token, ok, wantOK)
-		}
-		if ok {
-			again, ok2 := bearerToken(http.Header{"Authorization": {"Bearer " + token}})
-			if !ok2 || again != token {
-				t.Fatalf("bearerToken(%q) = %q, but Bearer %q gives %q, %v", value, token, token, again, ok2)
-			}
-		}
-		key, in := active.lookup(h)
-		if wantIn := ok && token == handToken; in != wantIn || (in && key != "key") {
-			t.Fatalf("lookup(%q, twice %v) = %q, %v; want let in: %v", value, twice, key, in, wantIn)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseID(s)
+		n, err := strconv.ParseInt(s, 10, 64)
+		want := err == nil && n > 0 && s[0] >= '1' && s[0] <= '9'
+		if ok != want || (ok && got != n) {
+			t.Fatalf("parseID(%q) = %d, %v; want ok=%v (%d)", s, got, ok, want, n)
 		}
 	})
 }

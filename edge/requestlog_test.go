@@ -15,29 +15,6 @@ import (
 	"github.com/trainingco/catalogue/config"
 )
 
-func TestSaneRequestID(t *testing.T) {
-	tests := []struct {
-		id   string
-		want bool
-	}{
-		{"abc-123", true},
-		{"0f8fad5b-d9cb-469f-a165-70867728950e", true},
-		{"trace_1.2:3", true},
-		{strings.Repeat("a", 64), true},
-		{"", false},
-		{strings.Repeat("a", 65), false},
-		{"has space", false},
-		{"line\nbreak", false},
-		{`quote"`, false},
-		{"ünïcode", false},
-	}
-	for _, tt := range tests {
-		if got := saneRequestID(tt.id); got != tt.want {
-			t.Errorf("saneRequestID(%q) = %v, want %v", tt.id, got, tt.want)
-		}
-	}
-}
-
 // generatedID is the form of an id the edge makes: the process's random prefix and a counter.
 var generatedID = regexp.MustCompile(`^[0-9a-f]{12}-[0-9]+$`)
 
@@ -162,7 +139,7 @@ func TestTokenNeverLogged(t *testing.T) {
 	env.refreshTokens(t)
 	env.send(req{target: course1, auth: env.bearer()})
 	dropDatabase(t, env.dbURL)
-	env.s.auth.logResult(env.s.auth.refresh(context.Background()))
+	_ = env.s.auth.Refresh(context.Background())
 	env.send(req{target: "/api/v2/public/classes", auth: env.bearer()})
 
 	logs := env.logs.String()
@@ -173,6 +150,20 @@ func TestTokenNeverLogged(t *testing.T) {
 	for _, secret := range []string{tok, random, random[:20], random[20:]} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("log contains %q of the token:\n%s", secret, logs)
+		}
+	}
+}
+
+// TestRequestLogThroughLogger: without Options.RequestLog, request lines go through the
+// Logger, with the same fields.
+func TestRequestLogThroughLogger(t *testing.T) {
+	env := newAuthEnvWith(t, nil, func(o *Options) { o.RequestLog = nil })
+	env.send(req{target: "/no/such/path", header: map[string]string{"X-Request-ID": "via-slog"}})
+	logs := env.logs.String()
+	for _, want := range []string{`"msg":"request","method":"GET","route":"unmatched","path":"/no/such/path","status":404,"bytes":25,"duration_ms":`,
+		`,"request_id":"via-slog","remote_addr":"192.0.2.1"}`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
 		}
 	}
 }

@@ -12,11 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/search"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -73,20 +72,19 @@ func runCacheSteps(t *testing.T, steps []cacheStep, wantCounts map[string]float6
 	clock, queries := &fakeNow{}, newSearchQueries()
 	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries})
 	const target = "/api/v2/public/classes?search=weld"
-	cache := env.s.search.cache
 	for _, s := range steps {
 		if s.change {
 			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
 		}
 		setClock(clock, searchNow.Add(s.at))
-		refreshes := metricValue(cache.refreshes)
+		refreshes := cacheCount(env, "refresh")
 		if diff := cmp.Diff(okSearch(s.want), env.get(http.MethodGet, target, nil)); diff != "" {
 			t.Errorf("%s: GET %q mismatch (-want +got):\n%s", s.name, target, diff)
 		}
-		if started := metricValue(cache.refreshes) > refreshes; started != s.refresh {
+		if started := cacheCount(env, "refresh") > refreshes; started != s.refresh {
 			t.Errorf("%s: started a refresh: %v, want %v", s.name, started, s.refresh)
 		}
-		waitFor(t, s.name+": the refresh to end", func() bool { return len(cache.slots) == 0 })
+		waitFor(t, s.name+": the refresh to end", func() bool { return env.s.search.Refreshing() == 0 })
 		if got := queries.count(); got != s.queries {
 			t.Errorf("%s: %d search queries so far, want %d", s.name, got, s.queries)
 		}
@@ -134,7 +132,7 @@ func TestSearchCacheRefreshAhead(t *testing.T) {
 
 // TestSearchCacheRefreshSlots checks that a request for a response due for refresh never
 // waits for the refresh, even when the query cannot finish (classes is locked in another
-// transaction), and that at most refreshSlots refreshes run at a time: the request that
+// transaction), and that at most search.RefreshSlots refreshes run at a time: the request that
 // finds every slot taken starts none, and a later one does once a slot is free.
 func TestSearchCacheRefreshSlots(t *testing.T) {
 	clock, queries := &fakeNow{}, newSearchQueries()
@@ -142,7 +140,7 @@ func TestSearchCacheRefreshSlots(t *testing.T) {
 	env := newSearchEnv(t, searchSeed, searchOpts{clock: clock.now, tracer: queries,
 		edit: func(c *config.Config) { c.Edge.SearchTimeout = time.Minute }})
 	const classes = "/api/v2/public/classes?limit="
-	pages := []string{ // three searches, refreshSlots+1
+	pages := []string{ // three searches, search.RefreshSlots+1
 		page(9, 9, item20), page(9, 5, item20, item11), page(9, 3, item20, item11, item9),
 	}
 	for i, want := range pages {
@@ -154,26 +152,25 @@ func TestSearchCacheRefreshSlots(t *testing.T) {
 	unlock := lockClasses(t, env.dbURL)
 
 	setClock(clock, searchNow.Add(4*time.Second))
-	cache := env.s.search.cache
 	for i, want := range pages { // served at once although their refreshes cannot finish
 		target := classes + strconv.Itoa(i+1)
 		if diff := cmp.Diff(okSearch(want), env.get(http.MethodGet, target, nil)); diff != "" {
 			t.Errorf("GET %q with classes locked mismatch (-want +got):\n%s", target, diff)
 		}
 	}
-	if got := metricValue(cache.refreshes); got != refreshSlots {
-		t.Errorf("%v refreshes started, want %d", got, refreshSlots)
+	if got := cacheCount(env, "refresh"); got != search.RefreshSlots {
+		t.Errorf("%v refreshes started, want %d", got, search.RefreshSlots)
 	}
-	waitFor(t, "the refreshes' queries", func() bool { return queries.count() == 3+refreshSlots })
+	waitFor(t, "the refreshes' queries", func() bool { return queries.count() == 3+search.RefreshSlots })
 	unlock()
-	waitFor(t, "the refreshes to end", func() bool { return len(cache.slots) == 0 })
+	waitFor(t, "the refreshes to end", func() bool { return env.s.search.Refreshing() == 0 })
 	last := classes + "3"
 	if diff := cmp.Diff(okSearch(pages[2]), env.get(http.MethodGet, last, nil)); diff != "" {
 		t.Errorf("GET %q mismatch (-want +got):\n%s", last, diff)
 	}
-	waitFor(t, "the last refresh", func() bool { return len(cache.slots) == 0 && queries.count() == 4+refreshSlots })
-	if got := metricValue(cache.refreshes); got != refreshSlots+1 {
-		t.Errorf("%v refreshes started, want %d", got, refreshSlots+1)
+	waitFor(t, "the last refresh", func() bool { return env.s.search.Refreshing() == 0 && queries.count() == 4+search.RefreshSlots })
+	if got := cacheCount(env, "refresh"); got != search.RefreshSlots+1 {
+		t.Errorf("%v refreshes started, want %d", got, search.RefreshSlots+1)
 	}
 }
 
@@ -199,7 +196,7 @@ func TestSearchCacheOff(t *testing.T) {
 			t.Errorf("request %d: %d search queries so far, want %d", i+1, got, i+1)
 		}
 	}
-	if env.s.search.cache != nil {
+	if env.s.search.Caching() {
 		t.Error("edge.search_cache 0: the searcher has a cache")
 	}
 	if got := metricNames(t, env); got["catalogue_edge_search_cache_requests_total"] || got["catalogue_edge_search_cache_waiting"] {
@@ -384,10 +381,9 @@ func TestSearchCacheConcurrentMisses(t *testing.T) {
 	for i := 1; i < n; i++ {
 		go send(i, ctx)
 	}
-	cache := env.s.search.cache
-	waitFor(t, "every request to wait", func() bool { return metricValue(cache.waiting) == n })
+	waitFor(t, "every request to wait", func() bool { return cacheWaiting(env) == n })
 	leave() // the client that started the query goes away
-	waitFor(t, "the first request to give up", func() bool { return metricValue(cache.waiting) == n-1 })
+	waitFor(t, "the first request to give up", func() bool { return cacheWaiting(env) == n-1 })
 	unlock()
 	wg.Wait()
 
@@ -406,16 +402,38 @@ func TestSearchCacheConcurrentMisses(t *testing.T) {
 	}
 }
 
-// metricValue is the value of a counter or gauge.
-func metricValue(m prometheus.Metric) float64 {
-	var d dto.Metric
-	if err := m.Write(&d); err != nil {
-		panic(err) // counters and gauges always write
+// cacheCount is the search cache's request counter of result, from the server's registry.
+func cacheCount(env *searchEnv, result string) float64 {
+	return gathered(env, "catalogue_edge_search_cache_requests_total", result)
+}
+
+// cacheWaiting is the search cache's gauge of waiting searches, from the server's registry.
+func cacheWaiting(env *searchEnv) float64 {
+	return gathered(env, "catalogue_edge_search_cache_waiting", "")
+}
+
+// gathered is the value of the counter or gauge name (with the label result, when not
+// empty) in the server's registry, 0 when it has none.
+func gathered(env *searchEnv, name, result string) float64 {
+	fams, err := env.s.opts.Registry.Gather()
+	if err != nil {
+		panic(err) // the registry holds only collectors of the edge, which always gather
 	}
-	if d.Counter != nil {
-		return d.Counter.GetValue()
+	for _, f := range fams {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if result != "" && (len(m.GetLabel()) != 1 || m.GetLabel()[0].GetValue() != result) {
+				continue
+			}
+			if m.Counter != nil {
+				return m.Counter.GetValue()
+			}
+			return m.Gauge.GetValue()
+		}
 	}
-	return d.Gauge.GetValue()
+	return 0
 }
 
 // lockClasses locks the classes table in a transaction of its own, so that no search query
@@ -456,9 +474,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // cacheCounts returns the search cache's request counters by result.
 func cacheCounts(env *searchEnv) map[string]float64 {
-	c := env.s.search.cache
-	return map[string]float64{"hit": metricValue(c.hits), "miss": metricValue(c.misses),
-		"shared": metricValue(c.shared), "refresh": metricValue(c.refreshes)}
+	return map[string]float64{"hit": cacheCount(env, "hit"), "miss": cacheCount(env, "miss"),
+		"shared": cacheCount(env, "shared"), "refresh": cacheCount(env, "refresh")}
 }
 
 // metricNames returns the names of the metric families /metrics serves.

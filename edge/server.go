@@ -1,7 +1,9 @@
-// Package edge is the HTTP server external applications call. It answers the static
-// endpoints from an immutable in-memory snapshot of the builder's documents, checks API
-// tokens against hashes held in memory, applies the per-token rate limit, and runs only the
-// class search live against the read replica.
+// Package edge is the HTTP server external applications call: its routes, handlers, front
+// middleware, errors, health checks and OpenAPI description. It answers the static
+// endpoints from the in-memory snapshot edge/docstore holds, admits requests through
+// edge/auth (tokens and limits), runs the class search through edge/search, and reports
+// through edge/telemetry. None of those parts knows the server: each gets what it needs
+// through its own Options.
 package edge
 
 import (
@@ -11,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,7 +22,11 @@ import (
 
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/auth"
+	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/edge/ratelimit"
+	"github.com/trainingco/catalogue/edge/search"
+	"github.com/trainingco/catalogue/edge/telemetry"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -48,10 +55,15 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	echo    *echo.Echo
-	static  *staticDocs    // static.go: the current snapshot, its loader and handlers
-	auth    *authenticator // auth.go: token hashes, the Authorization check, limits
-	search  *searcher      // search.go: the live class search
-	metrics *metrics       // metrics.go: Prometheus collectors and the request log
+	docs    *docstore.Holder   // the current snapshot
+	auth    *auth.Gate         // token hashes and limits
+	search  *search.Searcher   // the live class search
+	metrics *telemetry.Metrics // Prometheus collectors
+	ids     *telemetry.RequestIDs
+	reqLog  *telemetry.RequestLog
+
+	cacheControl []string // Cache-Control of every static read
+	retryAfter   []string // Retry-After of a 503 before the first snapshot
 }
 
 // New builds a server; it does not start background work or listen.
@@ -68,16 +80,30 @@ func New(opts Options) (*Server, error) {
 	if opts.Registry == nil {
 		opts.Registry = prometheus.NewRegistry()
 	}
-	if opts.Limiter == nil {
-		opts.Limiter = ratelimit.NewMemory(opts.Config.Edge.RateLimit, time.Minute, opts.Now)
+	cfg := opts.Config.Edge
+	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, now: opts.Now,
+		metrics:      telemetry.NewMetrics(opts.Registry),
+		ids:          telemetry.NewRequestIDs(),
+		reqLog:       telemetry.NewRequestLog(opts.Logger, opts.RequestLog),
+		cacheControl: header("private, max-age=" + strconv.Itoa(int(cfg.CacheMaxAge/time.Second))),
+		retryAfter:   header(strconv.Itoa(max(1, int(cfg.PollInterval/time.Second)))),
 	}
-	s := &Server{opts: opts, cfg: opts.Config.Edge, log: opts.Logger, now: opts.Now}
-	s.metrics = newMetrics(opts.Registry)
-	s.static = newStaticDocs(s)
-	s.auth = newAuthenticator(s)
-	s.search = newSearcher(s)
+	s.docs = docstore.New(s.docsOptions())
+	s.auth = auth.New(auth.Options{Pool: opts.Replica, Templates: opts.Templates, Refresh: cfg.TokenRefresh,
+		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
+	s.search = search.New(search.Options{Pool: opts.Replica, Templates: opts.Templates,
+		Timeout: cfg.SearchTimeout, CacheTTL: cfg.SearchCache, Now: opts.Now, Registry: opts.Registry,
+		Observe: s.metrics.ObserveSearch})
 	s.echo = s.newEcho()
 	return s, nil
+}
+
+// docsOptions are the options of the server's snapshot holder: swaps are recorded in the
+// metrics (which the callback holds, not the server).
+func (s *Server) docsOptions() docstore.Options {
+	m := s.metrics
+	return docstore.Options{Store: s.opts.Store, CacheDir: s.cfg.CacheDir, PollInterval: s.cfg.PollInterval,
+		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) { m.SnapshotLoaded(snap.ID(), snap.BuiltAt()) }}
 }
 
 // Handler returns the HTTP handler of every route.
@@ -87,8 +113,8 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // is down: the edge then reports not ready and keeps trying) and starts the background
 // pollers, which stop when ctx is done.
 func (s *Server) Start(ctx context.Context) {
-	s.auth.start(ctx)
-	s.static.start(ctx)
+	s.auth.Start(ctx)
+	s.docs.Start(ctx)
 }
 
 // getHead are the methods of every route: Echo does not route HEAD to a GET handler by
@@ -96,7 +122,7 @@ func (s *Server) Start(ctx context.Context) {
 var getHead = []string{http.MethodGet, http.MethodHead}
 
 // newEcho registers the middleware and every route. Two middleware run on every request,
-// in this order: front (requestlog.go: the request id, log and metrics, so every outcome,
+// in this order: front (middleware.go: the request id, log and metrics, so every outcome,
 // 405s and panics included, is counted and logged; security headers; 405 for anything but
 // GET and HEAD; recovery from panics), then CORS. Echo builds each middleware's closure
 // anew for every request, so the checks are one middleware, not a chain. Routes under
@@ -112,7 +138,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// Outside the versioned base path, no token: probes and scrapers.
 	e.Match(getHead, "/healthz", s.handleHealthz)
 	e.Match(getHead, "/readyz", s.handleReadyz)
-	e.Match(getHead, "/metrics", s.metrics.handler())
+	e.Match(getHead, "/metrics", echo.WrapHandler(s.metrics.Handler()))
 
 	api := e.Group(s.cfg.BasePath)
 	// The API description, public so that client generators can fetch it.
@@ -121,15 +147,21 @@ func (s *Server) newEcho() *echo.Echo {
 	// Everything else needs a token and counts against its limit, unknown paths included:
 	// they answer 404 only to a valid token.
 	pub := api.Group("/public")
-	auth := s.auth.middleware
+	auth := s.requireToken
 	pub.RouteNotFound("", auth(echo.NotFoundHandler))
 	pub.RouteNotFound("/*", auth(echo.NotFoundHandler))
-	pub.Match(getHead, "/courses", auth(s.static.handleCourses))           // marketing sites: the whole catalogue
-	pub.Match(getHead, "/popular", auth(s.static.handlePopular))           // home pages: three most popular
-	pub.Match(getHead, "/course/:id", auth(s.static.handleCourse))         // course pages
-	pub.Match(getHead, "/class/:id", auth(s.static.handleClass))           // registration pages
-	pub.Match(getHead, "/classes", auth(s.search.handleSearch))            // search boxes and calendars
-	pub.Match(getHead, "/course/:id/classes", auth(s.search.handleSearch)) // a course page's class list
+	pub.Match(getHead, "/courses", auth(s.handleCourses))           // marketing sites: the whole catalogue
+	pub.Match(getHead, "/popular", auth(s.handlePopular))           // home pages: three most popular
+	pub.Match(getHead, "/course/:id", auth(s.handleCourse))         // course pages
+	pub.Match(getHead, "/class/:id", auth(s.handleClass))           // registration pages
+	pub.Match(getHead, "/classes", auth(s.handleSearch))            // search boxes and calendars
+	pub.Match(getHead, "/course/:id/classes", auth(s.handleSearch)) // a course page's class list
+
+	var patterns []string
+	for _, r := range e.Routes() {
+		patterns = append(patterns, r.Path)
+	}
+	s.metrics.SetRoutes(patterns)
 	return e
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/edge/docstore"
 )
 
 // markedFixture is a snapshot whose every document names the snapshot, so that a response
@@ -47,21 +48,21 @@ func TestSwapUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t, buildertest.NewLocalStore(t))
 	ids := []string{"snap-0", "snap-1", "snap-2", "snap-3"}
-	var loaded []*memSnapshot
+	var loaded []*docstore.Snapshot
 	for _, id := range ids[1:] {
 		publish(t, st, markedFixture(id))
 		m, err := snapshot.ReadCurrent(ctx, st)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := loadSnapshot(ctx, st, m, nil)
+		s, err := docstore.Load(ctx, st, m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		loaded = append(loaded, s)
 	}
 	ts := startOn(t, st, markedFixture(ids[0])) // published last, so the pointer names it
-	loaded = append(loaded, ts.static.current())
+	loaded = append(loaded, ts.docs.Current())
 
 	var served atomic.Int64
 	stop := hammer(t, ts, &served)
@@ -70,7 +71,7 @@ func TestSwapUnderLoad(t *testing.T) {
 		refresh(t, ts.Server)
 	}
 	for i := 0; served.Load() < 20000; i++ {
-		ts.static.swap(loaded[i%len(loaded)], "test", 0)
+		ts.docs.Swap(loaded[i%len(loaded)])
 	}
 	stop()
 }

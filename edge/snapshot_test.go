@@ -15,6 +15,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -139,7 +140,7 @@ func TestStoreTroubleKeepsServing(t *testing.T) {
 			publish(t, st, fixtureA())
 			ts := newTestServer(t, st, testConfig())
 			tt.wreck(t, st)
-			err := ts.static.refresh(ctx)
+			err := ts.docs.Refresh(ctx)
 			if err == nil || !strings.Contains(err.Error(), tt.error) {
 				t.Errorf("refresh() = %v, want an error containing %q", err, tt.error)
 			}
@@ -198,14 +199,16 @@ func TestStartCutShortGoesOn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	s.static.startTimeout = 100 * time.Millisecond
+	o := s.docsOptions()
+	o.StartTimeout = 100 * time.Millisecond
+	s.docs = docstore.New(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s.Start(ctx)
-	if cur := s.static.current(); cur != nil {
-		t.Fatalf("Start served %s: its load was not cut short", cur.id)
+	if cur := s.docs.Current(); cur != nil {
+		t.Fatalf("Start served %s: its load was not cut short", cur.ID())
 	}
-	waitFor(t, "the load to go on", func() bool { return s.static.current() != nil })
+	waitFor(t, "the load to go on", func() bool { return s.docs.Current() != nil })
 	ts := testServer{Server: s, token: token}
 	want := response{200, map[string]string{"X-Catalogue-Snapshot": "snap-a"}, `{"id":1,"snapshot":"snap-a"}`}
 	if diff := cmp.Diff(want, ts.get("GET", "/api/v2/public/course/1", nil, "X-Catalogue-Snapshot")); diff != "" {
@@ -223,9 +226,9 @@ func TestPoller(t *testing.T) {
 	ts := newTestServer(t, st, cfg)
 	publish(t, st, fixtureB())
 	deadline := time.Now().Add(10 * time.Second)
-	for ts.static.current().id != "snap-b" {
+	for ts.docs.Current().ID() != "snap-b" {
 		if time.Now().After(deadline) {
-			t.Fatalf("still serving %s 10 s after snap-b was published", ts.static.current().id)
+			t.Fatalf("still serving %s 10 s after snap-b was published", ts.docs.Current().ID())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -260,7 +263,7 @@ func TestRetryFetchesOnlyTheRest(t *testing.T) {
 	}
 	st.mu.Unlock()
 	st.takeGets()
-	if err := ts.static.refresh(context.Background()); err == nil || !strings.Contains(err.Error(), "connection reset") {
+	if err := ts.docs.Refresh(context.Background()); err == nil || !strings.Contains(err.Error(), "connection reset") {
 		t.Fatalf("refresh() = %v, want the connection reset", err)
 	}
 	want := map[string]int{"current.json": 1, "snapshots/snap-b.json": 1, changed: 1, added: 1}

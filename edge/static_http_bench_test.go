@@ -16,6 +16,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
 )
 
 // BenchmarkStaticServe is BenchmarkStaticRead through net/http's server: requests are read
@@ -101,11 +102,11 @@ var full struct {
 func fullServer(b *testing.B) (testServer, int) {
 	full.once.Do(func() {
 		dir := b.TempDir()
-		gen := newCatalogueGen(100_000, 2_000)
-		gen.publish(b, dir, "full-1")
+		gen := docstoretest.NewCatalogue(100_000, 2_000)
+		gen.Publish(b, dir, "full-1")
 		full.ts = newTestServer(b, store.NewLocal(dir), testConfig())
 		refresh(b, full.ts.Server) // Start gives up on a first load after startTimeout; this finishes it
-		full.classes = len(gen.classes)
+		full.classes = gen.Classes()
 	})
 	if full.ts.Server == nil {
 		b.Fatal("the first run failed to make the server")

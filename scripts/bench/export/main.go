@@ -114,7 +114,7 @@ func writeDoc(path string, b []byte) error {
 		return fmt.Errorf("write document: %w", err)
 	}
 	var buf bytes.Buffer
-	// The edge compresses at BestCompression (edge/snapshot_mem.go); the same level here
+	// The edge compresses at BestCompression (edge/docstore/load.go); the same level here
 	// makes nginx's .gz the very bytes the edge sends.
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {

@@ -62,10 +62,10 @@ func (s search) limit() int {
 }
 
 // sqlArgs returns the arguments of templates/search.sql for s, in order, as the edge binds
-// them (edge/search.go searchArgs): $1 today, $2 start, $3 end, $4 date, $5 the escaped name
-// fragment, $6 course id, $7 limit, $8 offset; nil is an absent filter (NULL). The mix's
-// fragments are letters only, so escaping leaves them as they are. write checks the count
-// against the template.
+// them (edge/search/search.go queryArgs): $1 today, $2 start, $3 end, $4 date, $5 the
+// escaped name fragment, $6 course id, $7 limit, $8 offset; nil is an absent filter
+// (NULL). The mix's fragments are letters only, so escaping leaves them as they are. write
+// checks the count against the template.
 func (s search) sqlArgs(today time.Time) []any {
 	args := []any{today, nil, nil, nil, nil, nil, int64(s.limit()), int64((s.Page - 1) * s.limit())}
 	for i, d := range []time.Time{s.Start, s.End, s.Date} {

@@ -1,4 +1,4 @@
-package edge
+package docstore
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // every document holds its chunk, so a chunk lives as long as any snapshot, load or request
 // holds one of its documents. Code that hands a document's bytes to something that may
 // keep using them after the document itself is dead must keep the document alive until
-// then (runtime.KeepAlive); serve does, around its Write.
+// then (runtime.KeepAlive); the edge's serve does, around its Write.
 
 // chunkSize is the size of a chunk: large enough that a catalogue needs few mappings, small
 // enough that a chunk which only a few reused documents still use wastes little (see
@@ -98,14 +98,14 @@ func (a *arena) alloc(n int) (*chunk, int, error) {
 func heapChunk(n int) *chunk { return &chunk{mem: make([]byte, n), used: n} }
 
 // copyOf returns a document with the same content as d whose bytes are in a's memory.
-func (a *arena) copyOf(d *document) (document, error) {
+func (a *arena) copyOf(d *Document) (Document, error) {
 	b := d.bytes()
 	c, off, err := a.alloc(len(b))
 	if err != nil {
-		return document{}, err
+		return Document{}, err
 	}
 	copy(c.mem[off:], b)
-	return placed(d.hash, c, off, len(d.body()), len(b)), nil
+	return placed(d.hash, c, off, len(d.Body()), len(b)), nil
 }
 
 // copyAll replaces every document of docs with a copy in a's memory.

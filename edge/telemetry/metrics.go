@@ -1,21 +1,23 @@
-package edge
+// Package telemetry is what the edge tells its operators: the Prometheus collectors, the
+// request ids, and the log line written for every request.
+package telemetry
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// metrics holds the edge's Prometheus collectors and the request ids; the front middleware
-// (requestlog.go) counts every request here.
-type metrics struct {
+// Metrics holds the edge's Prometheus collectors; the server's front middleware counts
+// every request here.
+type Metrics struct {
 	reg *prometheus.Registry
 
 	requests        *prometheus.CounterVec   // by route pattern and status
@@ -33,9 +35,8 @@ type metrics struct {
 	// request path does no label lookup. Copied on write: readers never lock, and a new
 	// pair appears only a handful of times in a process's life.
 	routes   atomic.Pointer[map[routeStatus]routeObservers]
-	routesMu sync.Mutex // serialises writers of routes
-
-	ids *requestIDs
+	routesMu sync.Mutex      // serialises writers of routes
+	patterns map[string]bool // the route patterns (SetRoutes); guarded by routesMu
 }
 
 type routeStatus struct {
@@ -56,52 +57,52 @@ var (
 	searchBuckets  = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
 )
 
-// newMetrics creates the collectors and registers them, with the Go runtime and process
+// NewMetrics creates the collectors and registers them, with the Go runtime and process
 // collectors, on reg.
-func newMetrics(reg *prometheus.Registry) *metrics {
-	m := &metrics{reg: reg, ids: newRequestIDs()}
-	m.requests = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+func NewMetrics(reg *prometheus.Registry) *Metrics {
+	m := &Metrics{reg: reg}
+	m.requests = Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "catalogue_edge_requests_total",
 		Help: "HTTP requests answered, by route pattern (unmatched for unknown paths) and status.",
 	}, []string{"route", "status"}))
-	m.latency = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	m.latency = Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "catalogue_edge_request_duration_seconds",
 		Help:    "Time to answer an HTTP request, by route pattern.",
 		Buckets: requestBuckets,
 	}, []string{"route"}))
-	m.rateLimited = register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+	m.rateLimited = Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "catalogue_edge_rate_limited_total",
 		Help: "Requests answered 429: scope token is a token over its limit, address an address over its allowance of failed authentications.",
 	}, []string{"scope"}))
 	m.limitedToken = m.rateLimited.WithLabelValues("token")
 	m.limitedAddr = m.rateLimited.WithLabelValues("address")
-	m.unauthenticated = register(reg, prometheus.NewCounter(prometheus.CounterOpts{
+	m.unauthenticated = Register(reg, prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "catalogue_edge_unauthenticated_total",
 		Help: "Requests answered 401: missing, malformed, unknown or revoked token.",
 	}))
-	m.search = register(reg, prometheus.NewHistogram(prometheus.HistogramOpts{
+	m.search = Register(reg, prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "catalogue_edge_search_duration_seconds",
 		Help:    "Time the live class search spent in the replica.",
 		Buckets: searchBuckets,
 	}))
-	m.snapshot = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	m.snapshot = Register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "catalogue_edge_snapshot_info",
 		Help: "1 for the id of the catalogue snapshot being served.",
 	}, []string{"snapshot"}))
-	m.snapshotBuilt = register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+	m.snapshotBuilt = Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "catalogue_edge_snapshot_built_timestamp_seconds",
 		Help: "Unix time the snapshot being served was built; its age is time() minus this.",
 	}))
-	register(reg, collectors.NewGoCollector())
-	register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	Register(reg, collectors.NewGoCollector())
+	Register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.routes.Store(&map[routeStatus]routeObservers{})
 	return m
 }
 
-// register registers c on reg, or returns the equal collector already registered, so that
+// Register registers c on reg, or returns the equal collector already registered, so that
 // a registry shared with the caller (which may have registered the Go collector itself)
 // does not make New panic.
-func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+func Register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
 	err := reg.Register(c)
 	if err == nil {
 		return c
@@ -112,17 +113,17 @@ func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
 			return existing
 		}
 	}
-	panic(err) // two different collectors under one name: a bug in this file
+	panic(err) // two different collectors under one name: a bug in the caller
 }
 
-// handler serves the registry to Prometheus (D26).
-func (m *metrics) handler() echo.HandlerFunc {
-	return echo.WrapHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+// Handler serves the registry to Prometheus (D26).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-// snapshotLoaded records the snapshot now being served; the static loader calls it on
-// every swap.
-func (m *metrics) snapshotLoaded(id string, builtAt time.Time) {
+// SnapshotLoaded records the snapshot now being served; the server calls it on every
+// swap.
+func (m *Metrics) SnapshotLoaded(id string, builtAt time.Time) {
 	m.snapshotMu.Lock()
 	defer m.snapshotMu.Unlock()
 	m.snapshot.Reset()
@@ -130,11 +131,11 @@ func (m *metrics) snapshotLoaded(id string, builtAt time.Time) {
 	m.snapshotBuilt.Set(float64(builtAt.UnixNano()) / 1e9)
 }
 
-// observeSearch records the time one live search took.
-func (m *metrics) observeSearch(d time.Duration) { m.search.Observe(d.Seconds()) }
+// ObserveSearch records the time one live search took.
+func (m *Metrics) ObserveSearch(d time.Duration) { m.search.Observe(d.Seconds()) }
 
-// limited counts a 429 of scope "token" or "address".
-func (m *metrics) limited(scope string) {
+// Limited counts a 429 of scope "token" or "address".
+func (m *Metrics) Limited(scope string) {
 	if scope == "token" {
 		m.limitedToken.Inc()
 		return
@@ -142,13 +143,27 @@ func (m *metrics) limited(scope string) {
 	m.limitedAddr.Inc()
 }
 
-// observe counts one answered request and returns its route label. route is the Echo
-// route pattern, never the raw path, so that the number of series stays that of the routes.
-func (m *metrics) observe(e *echo.Echo, route string, status int, d time.Duration) string {
+// Unauthenticated counts a 401.
+func (m *Metrics) Unauthenticated() { m.unauthenticated.Inc() }
+
+// SetRoutes names the route patterns of the server, once they are registered: a request
+// is counted under its pattern when it is one of these, and as unmatched otherwise.
+func (m *Metrics) SetRoutes(patterns []string) {
+	m.routesMu.Lock()
+	defer m.routesMu.Unlock()
+	m.patterns = map[string]bool{}
+	for _, p := range patterns {
+		m.patterns[p] = true
+	}
+}
+
+// Observe counts one answered request and returns its route label. route is the router's
+// pattern, never the raw path, so that the number of series stays that of the routes.
+func (m *Metrics) Observe(route string, status int, d time.Duration) string {
 	k := routeStatus{route, status}
 	o, ok := (*m.routes.Load())[k]
 	if !ok {
-		o = m.addRoute(e, k)
+		o = m.addRoute(k)
 	}
 	o.count.Inc()
 	o.latency.Observe(d.Seconds())
@@ -157,7 +172,7 @@ func (m *metrics) observe(e *echo.Echo, route string, status int, d time.Duratio
 
 // addRoute creates the observers of k. A pattern that names no route (the empty pattern
 // of a path no route matched, or a router node's own prefix) is labelled "unmatched".
-func (m *metrics) addRoute(e *echo.Echo, k routeStatus) routeObservers {
+func (m *Metrics) addRoute(k routeStatus) routeObservers {
 	m.routesMu.Lock()
 	defer m.routesMu.Unlock()
 	old := *m.routes.Load()
@@ -165,11 +180,8 @@ func (m *metrics) addRoute(e *echo.Echo, k routeStatus) routeObservers {
 		return o
 	}
 	label := "unmatched"
-	for _, r := range e.Routes() {
-		if r.Path == k.route && k.route != "" {
-			label = k.route
-			break
-		}
+	if k.route != "" && m.patterns[k.route] {
+		label = k.route
 	}
 	o := routeObservers{
 		label:   label,

@@ -1,12 +1,10 @@
-package edge
+package search
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +64,9 @@ func TestParseFilterDate(t *testing.T) {
 				t.Errorf("parseFilterDate(%q) error = %v, want ErrBadDate", tt.in, err)
 				continue
 			}
-			var ce *clientError
-			if errors.As(err, &ce) && ce.msg != badMsg {
-				t.Errorf("parseFilterDate(%q) message mismatch (-want +got):\n%s", tt.in, cmp.Diff(badMsg, ce.msg))
+			var ce *Error
+			if errors.As(err, &ce) && ce.Message != badMsg {
+				t.Errorf("parseFilterDate(%q) message mismatch (-want +got):\n%s", tt.in, cmp.Diff(badMsg, ce.Message))
 			}
 			continue
 		}
@@ -207,40 +205,40 @@ func TestEscapeLike(t *testing.T) {
 func TestParseSearchParams(t *testing.T) {
 	tests := []struct {
 		query   string
-		want    searchParams
+		want    Params
 		wantErr error
 	}{
-		{"", searchParams{limit: 25}, nil},
+		{"", Params{Limit: 25}, nil},
 		{"search=%20%20weld%20&start=1-5-2027&end=12-31-2027&date=invalid+date&limit=10&page=3&foo=bar",
-			searchParams{search: "weld", start: date(2027, 1, 5), end: date(2027, 12, 31), limit: 10, offset: 20}, nil},
-		{"search=&start=&end=&date=&limit=&page=", searchParams{limit: 25}, nil},
-		{"date=2-28-2027&limit=0&page=0", searchParams{date: date(2027, 2, 28), limit: 25}, nil},
-		{"limit=51&page=2", searchParams{limit: 50, offset: 50}, nil},
-		{"limit=50&page=99999999999999999999", searchParams{limit: 50, offset: math.MaxInt64}, nil},
-		{"limit=5&limit=abc", searchParams{limit: 5}, nil}, // the first value counts
-		{"end=tomorrow", searchParams{}, ErrBadDate},
-		{"date=02-30-2027&limit=abc", searchParams{}, ErrBadDate},
-		{"limit=abc", searchParams{}, ErrBadRequest},
-		{"page=abc", searchParams{}, ErrBadRequest},
+			Params{Search: "weld", Start: date(2027, 1, 5), End: date(2027, 12, 31), Limit: 10, Offset: 20}, nil},
+		{"search=&start=&end=&date=&limit=&page=", Params{Limit: 25}, nil},
+		{"date=2-28-2027&limit=0&page=0", Params{Date: date(2027, 2, 28), Limit: 25}, nil},
+		{"limit=51&page=2", Params{Limit: 50, Offset: 50}, nil},
+		{"limit=50&page=99999999999999999999", Params{Limit: 50, Offset: math.MaxInt64}, nil},
+		{"limit=5&limit=abc", Params{Limit: 5}, nil}, // the first value counts
+		{"end=tomorrow", Params{}, ErrBadDate},
+		{"date=02-30-2027&limit=abc", Params{}, ErrBadDate},
+		{"limit=abc", Params{}, ErrBadRequest},
+		{"page=abc", Params{}, ErrBadRequest},
 	}
 	for _, tt := range tests {
 		q, err := url.ParseQuery(tt.query)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := parseSearchParams(q)
+		got, err := ParseParams(q)
 		if tt.wantErr != nil {
 			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("parseSearchParams(%q) error = %v, want %v", tt.query, err, tt.wantErr)
+				t.Errorf("ParseParams(%q) error = %v, want %v", tt.query, err, tt.wantErr)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("parseSearchParams(%q) unexpected error: %v", tt.query, err)
+			t.Errorf("ParseParams(%q) unexpected error: %v", tt.query, err)
 			continue
 		}
-		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(searchParams{})); diff != "" {
-			t.Errorf("parseSearchParams(%q) mismatch (-want +got):\n%s", tt.query, diff)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseParams(%q) mismatch (-want +got):\n%s", tt.query, diff)
 		}
 	}
 }
@@ -252,24 +250,6 @@ func TestLastPage(t *testing.T) {
 	for _, tt := range tests {
 		if got := lastPage(tt.total, tt.limit); got != tt.want {
 			t.Errorf("lastPage(%d, %d) = %d, want %d", tt.total, tt.limit, got, tt.want)
-		}
-	}
-}
-
-func TestAppendJSONString(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", `""`},
-		{"Welding 101", `"Welding 101"`},
-		{`say "hi" \ bye`, `"say \"hi\" \\ bye"`},
-		{"a\nb\tc\r\x00\x1f\b\f", `"a\nb\tc\r\u0000\u001f\b\f"`},
-		{"<b>&</b>", `"\u003cb\u003e\u0026\u003c/b\u003e"`},
-		{"café – ü", `"café – ü"`},
-		{"\u2028\u2029", `"\u2028\u2029"`},
-		{"bad\xffutf8", `"bad\ufffdutf8"`},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, string(appendJSONString(nil, tt.in))); diff != "" {
-			t.Errorf("appendJSONString(%q) mismatch (-want +got):\n%s", tt.in, diff)
 		}
 	}
 }
@@ -385,22 +365,6 @@ func FuzzParsePage(f *testing.F) {
 	})
 }
 
-// FuzzSearchPathID holds parseID (params.go), which the per-course search shares with the
-// static routes, to strconv: a positive int64 written without sign or leading zero.
-func FuzzSearchPathID(f *testing.F) {
-	for _, s := range []string{"1", "0", "01", "-1", "+1", "abc", "9223372036854775807", "9223372036854775808", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseID(s)
-		n, err := strconv.ParseInt(s, 10, 64)
-		want := err == nil && n > 0 && s[0] >= '1' && s[0] <= '9'
-		if ok != want || (ok && got != n) {
-			t.Fatalf("parseID(%q) = %d, %v; want ok=%v (%d)", s, got, ok, want, n)
-		}
-	})
-}
-
 func FuzzEscapeLike(f *testing.F) {
 	for _, s := range []string{"", "%", "_", `\`, `100% Cotton_Weaving\Basics`, `\\%%__`} {
 		f.Add(s)
@@ -426,21 +390,6 @@ func FuzzEscapeLike(f *testing.F) {
 		}
 		if out.String() != s {
 			t.Fatalf("escapeLike(%q) = %q reads back as %q", s, e, out.String())
-		}
-	})
-}
-
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", `"\`, "<>&", "\x00\x1f\x7f", "\u2028\u2029", "\xff\xfe", "é\xc3", "Ωmega 😀"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s as encoding/json writes it", s, got[1:], want)
 		}
 	})
 }

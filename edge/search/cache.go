@@ -1,4 +1,4 @@
-package edge
+package search
 
 import (
 	"context"
@@ -10,20 +10,22 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/trainingco/catalogue/edge/telemetry"
 )
 
-// searchCacheEntries bounds the search cache. An entry is one page of at most 50 classes
+// cacheEntries bounds the search cache. An entry is one page of at most 50 classes
 // (about 20 KB with its gzip copy at most, a few KB usually), so the cache stays under about
 // 20 MB whatever clients send; a catalogue's pages repeat far fewer distinct searches than
 // this within edge.search_cache.
-const searchCacheEntries = 1024
+const cacheEntries = 1024
 
-// searchCache keeps the responses of live searches for edge.search_cache, so that the
+// cache keeps the responses of live searches for edge.search_cache, so that the
 // searches a catalogue's pages repeat (a calendar's month, page 1 of a filter) query the
 // replica once per period instead of once per visitor: one core of PostgreSQL counts the
 // exact total of a broad search in milliseconds, which sixteen concurrent visitors turn
 // into a queue. Concurrent requests for an entry that is missing share one query
-// (singleflight). Keys are the parsed, normalized parameters and "today" (searchKey), never
+// (singleflight). Keys are the parsed, normalized parameters and "today" (cacheKey), never
 // the raw query string. Only successful responses are kept: an error reaches the requests
 // that shared its query and no later one.
 //
@@ -32,14 +34,14 @@ const searchCacheEntries = 1024
 // of them, so they do not queue behind its query. Without this, every entry a page filled
 // at the same moment expires at the same moment, and the queries of all of them land on
 // the replica at once, every period (make bench: p99 28–95 ms at 16 clients, against
-// 2–3 ms between expiries). At most refreshSlots refreshes run at a time, so that they
+// 2–3 ms between expiries). At most RefreshSlots refreshes run at a time, so that they
 // trickle rather than burst; a hit that finds no free slot leaves it to a later one. No
 // response is ever older than ttl: an entry not refreshed in time expires as before.
-type searchCache struct {
+type cache struct {
 	ttl     time.Duration
 	ahead   time.Duration // an entry is refreshed when asked for this close to expiry
 	now     func() time.Time
-	entries *lru.Cache[string, *searchEntry]
+	entries *lru.Cache[string, *entry]
 	flights singleflight.Group
 	slots   chan struct{} // one per refresh running in the background
 
@@ -47,13 +49,13 @@ type searchCache struct {
 	waiting                         prometheus.Gauge
 }
 
-// refreshSlots bounds the refreshes running at a time: each is one query on the replica,
+// RefreshSlots bounds the refreshes running at a time: each is one query on the replica,
 // which the requests that need an answer now should find mostly idle.
-const refreshSlots = 2
+const RefreshSlots = 2
 
-// searchEntry is one cached response: the JSON body, when it stops being fresh, and its
+// entry is one cached response: the JSON body, when it stops being fresh, and its
 // gzip encoding, made the first time a client asks for it.
-type searchEntry struct {
+type entry struct {
 	body    []byte
 	expires time.Time
 	refresh time.Time   // from then on, a hit refreshes the entry ahead of its expiry
@@ -63,33 +65,33 @@ type searchEntry struct {
 }
 
 // gzipped returns the gzip encoding of the body, compressing it on first use.
-func (e *searchEntry) gzipped() []byte {
+func (e *entry) gzipped() []byte {
 	e.gzOnce.Do(func() { e.gz = gzipAppend(nil, e.body) })
 	return e.gz
 }
 
-// newSearchCache returns a cache keeping responses for ttl by the clock now, with its
+// newCache returns a cache keeping responses for ttl by the clock now, with its
 // counters registered on reg; nil when ttl is 0 (edge.search_cache: 0 disables it).
-func newSearchCache(ttl time.Duration, now func() time.Time, reg *prometheus.Registry) *searchCache {
+func newCache(ttl time.Duration, now func() time.Time, reg *prometheus.Registry) *cache {
 	if ttl <= 0 {
 		return nil
 	}
-	entries, err := lru.New[string, *searchEntry](searchCacheEntries)
+	entries, err := lru.New[string, *entry](cacheEntries)
 	if err != nil {
 		panic(err) // only a size below 1 fails
 	}
-	requests := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+	requests := telemetry.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "catalogue_edge_search_cache_requests_total",
 		Help: "Live searches by how the search cache answered them: hit (a fresh cached response), miss (ran the query), shared (waited for the same query another request ran), refresh (a hit that also started refreshing its entry ahead of expiry).",
 	}, []string{"result"}))
-	return &searchCache{
+	return &cache{
 		ttl: ttl, ahead: ttl / 5, now: now, entries: entries,
-		slots:     make(chan struct{}, refreshSlots),
+		slots:     make(chan struct{}, RefreshSlots),
 		hits:      requests.WithLabelValues("hit"),
 		misses:    requests.WithLabelValues("miss"),
 		shared:    requests.WithLabelValues("shared"),
 		refreshes: requests.WithLabelValues("refresh"),
-		waiting: register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+		waiting: telemetry.Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "catalogue_edge_search_cache_waiting",
 			Help: "Live searches waiting for a query of the search cache, their own or a shared one.",
 		})),
@@ -101,7 +103,7 @@ func newSearchCache(ttl time.Duration, now func() time.Time, reg *prometheus.Reg
 // cancellation (a client that goes away must not fail the others waiting on its query; the
 // search timeout still bounds it); ctx bounds only this caller's wait. A fresh entry close
 // to expiry is also refreshed in the background (refreshAhead).
-func (c *searchCache) get(ctx context.Context, key string, fill func(context.Context) ([]byte, error)) (*searchEntry, error) {
+func (c *cache) get(ctx context.Context, key string, fill func(context.Context) ([]byte, error)) (*entry, error) {
 	if e, ok := c.fresh(key); ok {
 		c.hits.Inc()
 		if !c.now().Before(e.refresh) {
@@ -124,7 +126,7 @@ func (c *searchCache) get(ctx context.Context, key string, fill func(context.Con
 		if r.Err != nil {
 			return nil, r.Err
 		}
-		return r.Val.(*searchEntry), nil
+		return r.Val.(*entry), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -133,7 +135,7 @@ func (c *searchCache) get(ctx context.Context, key string, fill func(context.Con
 // refreshAhead starts refreshing e, the entry of key, as key's flight in the background,
 // unless a refresh of e has begun already or every slot is taken. Requests for key that
 // find e expired before the refresh ends wait for it, as for any flight of key.
-func (c *searchCache) refreshAhead(ctx context.Context, key string, e *searchEntry, fill func(context.Context) ([]byte, error)) {
+func (c *cache) refreshAhead(ctx context.Context, key string, e *entry, fill func(context.Context) ([]byte, error)) {
 	if e.started.Load() {
 		return
 	}
@@ -159,7 +161,7 @@ func (c *searchCache) refreshAhead(ctx context.Context, key string, e *searchEnt
 // load is the body of key's flight: it runs fill and caches its response, unless an entry
 // not yet due for refresh is there already (a flight that ended since its caller looked
 // filled it). For a miss (not a refresh) it counts a hit or a miss.
-func (c *searchCache) load(ctx context.Context, key string, fill func(context.Context) ([]byte, error), miss bool) (*searchEntry, error) {
+func (c *cache) load(ctx context.Context, key string, fill func(context.Context) ([]byte, error), miss bool) (*entry, error) {
 	if e, ok := c.entries.Get(key); ok && c.now().Before(e.refresh) {
 		if miss {
 			c.hits.Inc()
@@ -175,14 +177,14 @@ func (c *searchCache) load(ctx context.Context, key string, fill func(context.Co
 		return nil, err
 	}
 	expires := began.Add(c.ttl)
-	e := &searchEntry{body: body, expires: expires, refresh: expires.Add(-c.ahead)}
+	e := &entry{body: body, expires: expires, refresh: expires.Add(-c.ahead)}
 	c.entries.Add(key, e)
 	return e, nil
 }
 
 // fresh returns the entry of key if it is cached and has not expired. Freshness is measured
 // from the start of the query that filled it.
-func (c *searchCache) fresh(key string) (*searchEntry, bool) {
+func (c *cache) fresh(key string) (*entry, bool) {
 	e, ok := c.entries.Get(key)
 	if !ok || !c.now().Before(e.expires) {
 		return nil, false
@@ -190,27 +192,27 @@ func (c *searchCache) fresh(key string) (*searchEntry, bool) {
 	return e, true
 }
 
-// searchKey is the cache key of a search: "today" (the same parameters mean other classes
+// cacheKey is the cache key of a search: "today" (the same parameters mean other classes
 // on another day) and the parsed parameters, so that requests that differ only in how they
 // spell them (limit=51 and limit=50, 1-5-2027 and 01-05-2027, a trimmed search, parameter
 // order, unknown parameters) share an entry. The search text is kept as sent, case
 // included: the database matches it case-insensitively by its own locale's rules, which
 // folding it here could contradict (D11). It comes last, so that its bytes cannot be taken
 // for a separator.
-func searchKey(today time.Time, p searchParams) string {
-	b := make([]byte, 0, 80+len(p.search))
+func cacheKey(today time.Time, p Params) string {
+	b := make([]byte, 0, 80+len(p.Search))
 	b = today.AppendFormat(b, time.DateOnly)
-	for _, d := range []time.Time{p.start, p.end, p.date} {
+	for _, d := range []time.Time{p.Start, p.End, p.Date} {
 		b = append(b, '|')
 		if !d.IsZero() {
 			b = d.AppendFormat(b, time.DateOnly)
 		}
 	}
-	for _, n := range []int64{p.courseID, p.limit, p.offset} {
+	for _, n := range []int64{p.CourseID, p.Limit, p.Offset} {
 		b = append(b, '|')
 		b = strconv.AppendInt(b, n, 10)
 	}
 	b = append(b, '|')
-	b = append(b, p.search...)
+	b = append(b, p.Search...)
 	return string(b)
 }

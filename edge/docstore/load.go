@@ -1,4 +1,4 @@
-package edge
+package docstore
 
 import (
 	"bytes"
@@ -32,13 +32,19 @@ func (g timeoutGetter) Get(ctx context.Context, key string) ([]byte, error) {
 	return g.Getter.Get(ctx, key)
 }
 
+// Load reads the snapshot m describes from g into memory, whole or not at all. A Holder's
+// loads also reuse the documents it holds already.
+func Load(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest) (*Snapshot, error) {
+	return loadSnapshot(ctx, g, m, nil)
+}
+
 // loadSnapshot builds the in-memory snapshot of m. A document whose hash one of the reuse
 // indexes already holds is taken from there; only the others are read from g, at most
 // fetchParallel at a time, each checked against its hash and compressed once. fetched
 // receives every document read, when it is not nil, also when the load fails, so that a
 // retry need not read them again. Any failure fails the whole load: a partial snapshot is
 // never returned.
-func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, fetched docIndex, reuse ...docIndex) (*memSnapshot, error) {
+func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, fetched docIndex, reuse ...docIndex) (*Snapshot, error) {
 	if err := checkManifest(m); err != nil {
 		return nil, err
 	}
@@ -49,7 +55,7 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 			return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
 		}
 	}
-	got := make([]document, len(missing))
+	got := make([]Document, len(missing))
 	done := make([]bool, len(missing))
 	comp := newCompressors()
 	eg, ectx := errgroup.WithContext(ctx)
@@ -101,7 +107,7 @@ func plan(m *snapshot.Manifest, reuse []docIndex) (docs docIndex, missing []snap
 	return docs, missing
 }
 
-func lookup(indexes []docIndex, hash [sha256.Size]byte) *document {
+func lookup(indexes []docIndex, hash [sha256.Size]byte) *Document {
 	for _, idx := range indexes {
 		if d := idx[hash]; d != nil {
 			return d
@@ -135,7 +141,7 @@ func newCompressors() compressors {
 // nothing per request. The body and the gzip body are copied into a's memory, or the Go
 // heap when a is nil, back to back and in exactly their size: the store's buffer and the
 // compressor's have room to spare, and they go back to their owners.
-func (cs compressors) document(hash [sha256.Size]byte, body []byte, a *arena) (document, error) {
+func (cs compressors) document(hash [sha256.Size]byte, body []byte, a *arena) (Document, error) {
 	c := <-cs
 	defer func() { cs <- c }()
 	if c == nil {
@@ -144,13 +150,13 @@ func (cs compressors) document(hash [sha256.Size]byte, body []byte, a *arena) (d
 	}
 	gz, err := c.compress(body)
 	if err != nil {
-		return document{}, fmt.Errorf("compress document %x: %w", hash, err)
+		return Document{}, fmt.Errorf("compress document %x: %w", hash, err)
 	}
 	n := len(body) + len(gz)
 	mem, off := heapChunk(n), 0
 	if a != nil {
 		if mem, off, err = a.alloc(n); err != nil {
-			return document{}, err
+			return Document{}, err
 		}
 	}
 	copy(mem.mem[off:], body)
@@ -171,8 +177,9 @@ func (c *compressor) compress(b []byte) ([]byte, error) {
 	return c.buf.Bytes(), nil
 }
 
-// newDocument prepares a document that belongs to no snapshot (the API description).
-func newDocument(body []byte) (*document, error) {
+// NewDocument prepares a document that belongs to no snapshot (the API description): its
+// bytes are in the Go heap, and its gzip body is made at once.
+func NewDocument(body []byte) (*Document, error) {
 	d, err := newCompressors().document(sha256.Sum256(body), body, nil)
 	return &d, err
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package edge
+package docstore
 
 // The edge is deployed on Linux; elsewhere (a developer's laptop) documents live in the Go
 // heap, which works the same and only costs more memory under load.

@@ -1,4 +1,4 @@
-package edge
+package docstore
 
 // idIndex finds the document of a course or class id. The ids are the database's serial
 // numbers, dense from 1, so most are found by position in a slice: one read of 4 bytes, in

@@ -1,13 +1,17 @@
-package edge
+package docstore
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
 )
 
 // TestArenaAlloc: small documents are packed into one chunk until it is full, and a
@@ -59,13 +63,13 @@ func TestDocumentBytes(t *testing.T) {
 	}
 	of := func(b []byte) part { return part{string(b), len(b), cap(b)} }
 	want := []part{{"BODY", 4, 4}, {"gz", 2, 2}, {"BODYgz", 6, 6}}
-	if diff := cmp.Diff(want, []part{of(d.body()), of(d.gzipBody()), of(d.bytes())}); diff != "" {
+	if diff := cmp.Diff(want, []part{of(d.Body()), of(d.GzipBody()), of(d.bytes())}); diff != "" {
 		t.Errorf("body, gzip body and bytes at 2 of %q mismatch (-want +got):\n%s", c.mem, diff)
 	}
 }
 
 func TestCompact(t *testing.T) {
-	docIn := func(c *chunk, n int) *document { d := placed([32]byte{}, c, 0, n, n); return &d }
+	docIn := func(c *chunk, n int) *Document { d := placed([32]byte{}, c, 0, n, n); return &d }
 	whole := &chunk{used: 4 << 20}
 	at := &chunk{used: 7 * (1 << 20) / 2} // the limit for the two documents in it together
 	const mib = 1 << 20
@@ -96,8 +100,8 @@ func TestLoadCompacts(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := store.NewLocal(dir)
-	gen := newCatalogueGen(6000, 20) // about 2.5 MB with the gzip bodies: three chunks
-	load := func(id string, prev *memSnapshot) *memSnapshot {
+	gen := docstoretest.NewCatalogue(6000, 20) // about 2.5 MB with the gzip bodies: three chunks
+	load := func(id string, prev *Snapshot) *Snapshot {
 		t.Helper()
 		m, err := snapshot.ReadCurrent(ctx, st)
 		if err != nil {
@@ -114,16 +118,16 @@ func TestLoadCompacts(t *testing.T) {
 		checkBodies(t, s, gen)
 		return s
 	}
-	gen.publish(t, dir, "compact-0")
+	gen.Publish(t, dir, "compact-0")
 	s0 := load("compact-0", nil)
 
-	gen.change(t, dir, 1, "compact-1")
+	gen.Change(t, dir, 1, "compact-1")
 	s1 := load("compact-1", s0)
 	if got, want := sharedChunks(s0, s1), chunksOf(s0); got != want {
 		t.Errorf("after 1%% changed: %d chunks of the previous load still used, want all %d", got, want)
 	}
 
-	gen.change(t, dir, 80, "compact-2")
+	gen.Change(t, dir, 80, "compact-2")
 	s2 := load("compact-2", s1)
 	if got := sharedChunks(s1, s2); got != 0 {
 		t.Errorf("after 80%% changed: %d chunks of the previous loads still used, want 0", got)
@@ -131,18 +135,18 @@ func TestLoadCompacts(t *testing.T) {
 }
 
 // checkBodies compares every class document of s with the one gen published.
-func checkBodies(t *testing.T, s *memSnapshot, gen *catalogueGen) {
+func checkBodies(t *testing.T, s *Snapshot, gen *docstoretest.Catalogue) {
 	t.Helper()
-	for id := 1; id <= len(gen.classes); id++ {
-		want := gen.classBody(id)
-		d := s.class(int64(id))
-		if d == nil || string(d.body()) != want || gunzip(t, d.gzipBody()) != want {
+	for id := 1; id <= gen.Classes(); id++ {
+		want := gen.ClassBody(id)
+		d := s.Class(int64(id))
+		if d == nil || string(d.Body()) != want || gunzip(t, d.GzipBody()) != want {
 			t.Fatalf("snapshot %s: class %d is not the document published", s.id, id)
 		}
 	}
 }
 
-func chunksOf(s *memSnapshot) int {
+func chunksOf(s *Snapshot) int {
 	seen := map[*chunk]bool{}
 	for i := range s.docs {
 		seen[s.docs[i].chunk] = true
@@ -151,7 +155,7 @@ func chunksOf(s *memSnapshot) int {
 }
 
 // sharedChunks counts the chunks that documents of both a and b are in.
-func sharedChunks(a, b *memSnapshot) int {
+func sharedChunks(a, b *Snapshot) int {
 	inA := map[*chunk]bool{}
 	for i := range a.docs {
 		inA[a.docs[i].chunk] = true
@@ -163,4 +167,18 @@ func sharedChunks(a, b *memSnapshot) int {
 		}
 	}
 	return len(shared)
+}
+
+// gunzip decompresses b.
+func gunzip(t *testing.T, b []byte) string {
+	t.Helper()
+	r, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("gzip: %v", err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return string(out)
 }

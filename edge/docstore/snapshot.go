@@ -1,8 +1,7 @@
-package edge
+package docstore
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,86 +11,48 @@ import (
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
-// document is one static document ready to send: its bytes and its gzip body, made once
-// when the document is first loaded, back to back in one buffer of exactly their size.
-// Documents are immutable and shared between routes with the same content and between
-// snapshots, which is what lets a new snapshot reuse every unchanged document instead of
-// fetching and compressing it again.
-//
-// A catalogue has a hundred thousand documents of a few hundred bytes, so what a document
-// holds besides its bytes counts (56 bytes): the hash is kept raw, its bytes are found by
-// offsets rather than slices, and the header values are made per response (see response)
-// rather than stored. The bytes of a snapshot's documents are in chunks outside the Go heap
-// (snapshot_arena.go).
-type document struct {
-	hash  [sha256.Size]byte // of the body; it names the object and makes the ETags
-	chunk *chunk            // the memory of its bytes, kept mapped while d is used
-	off   uint32            // where its bytes start in chunk.mem: the body, then the gzip body
-	split uint32            // off + len(body)
-	end   uint32            // where its bytes end
-}
-
-// placed returns the document whose body of split bytes and gzip body end at off+n in c.
-func placed(hash [sha256.Size]byte, c *chunk, off, split, n int) document {
-	return document{hash: hash, chunk: c, off: uint32(off), split: uint32(off + split), end: uint32(off + n)}
-}
-
-func (d *document) bytes() []byte    { return d.chunk.mem[d.off:d.end:d.end] }
-func (d *document) body() []byte     { return d.chunk.mem[d.off:d.split:d.split] }
-func (d *document) gzipBody() []byte { return d.chunk.mem[d.split:d.end:d.end] }
-func (d *document) hexHash() string  { return hex.EncodeToString(d.hash[:]) }
-
-// response returns the body to send, with gzip or without, and its header values: the
-// strong ETag "<sha256>" of the identity body or "<sha256>-gz" of the gzip body (D25) and
-// the Content-Length, made in one allocation (headerText). Stored per document they would
-// cost some 170 bytes each (two quoted 64-digit tags and their slices): 14 MB for the
-// 83,000 documents of the benchmark's catalogue, against one small allocation per request.
-func (d *document) response(gz bool) (body []byte, etag, length []string) {
-	body = d.body()
-	if gz {
-		body = d.gzipBody()
-	}
-	v := new(headerText)
-	t := append(v.buf[:0], '"')
-	t = hex.AppendEncode(t, d.hash[:])
-	if gz {
-		t = append(t, "-gz"...)
-	}
-	t = append(t, '"')
-	n := len(t)
-	etag, length = v.values(strconv.AppendInt(t, int64(len(body)), 10), n)
-	return body, etag, length
-}
-
-// memSnapshot is one snapshot held in memory, never changed after it is built: it is
+// Snapshot is one snapshot held in memory, never changed after it is built: it is
 // published through an atomic pointer and readers never lock.
 //
 // The indexes hold positions in docs rather than pointers: maps of a hundred thousand
 // pointers would be scanned by every garbage collection, and under load the edge collects
 // several times a second; maps without pointers are not scanned at all.
-type memSnapshot struct {
+type Snapshot struct {
 	id       string
 	builtAt  time.Time
-	idHeader []string          // X-Catalogue-Snapshot: <id>
+	idHeader []string          // the id as a header value, made once rather than per response
 	head     snapshot.Manifest // the manifest without its documents, which the indexes hold
-	docs     []document        // each distinct document once; the indexes hold positions in it
+	docs     []Document        // each distinct document once; the indexes hold positions in it
 	routes   map[string]docPos // route -> document: the course lists and popular
 	courses  idIndex           // course id -> its document
 	classes  idIndex           // class id -> its document
 }
 
+// ID is the snapshot's id, as the store's pointer names it.
+func (s *Snapshot) ID() string { return s.id }
+
+// BuiltAt is when the builder built the snapshot.
+func (s *Snapshot) BuiltAt() time.Time { return s.builtAt }
+
+// IDHeader is ID as a header value (X-Catalogue-Snapshot), capped so that nothing appends
+// into it: made once per snapshot, it costs a response no allocation.
+func (s *Snapshot) IDHeader() []string { return s.idHeader }
+
 // docPos is one more than the position of a document in its snapshot's docs (see at).
 type docPos uint32
 
-// route, course and class return the document of a list route, a course id or a class id,
-// or nil.
-func (s *memSnapshot) route(r string) *document  { return s.at(s.routes[r]) }
-func (s *memSnapshot) course(id int64) *document { return s.at(s.courses.get(id)) }
-func (s *memSnapshot) class(id int64) *document  { return s.at(s.classes.get(id)) }
+// Route returns the document of a list route (the course lists and popular), or nil.
+func (s *Snapshot) Route(r string) *Document { return s.at(s.routes[r]) }
+
+// Course returns the document of course id, or nil.
+func (s *Snapshot) Course(id int64) *Document { return s.at(s.courses.get(id)) }
+
+// Class returns the document of class id, or nil.
+func (s *Snapshot) Class(id int64) *Document { return s.at(s.classes.get(id)) }
 
 // at returns the document a stored position p names. Positions are stored one up, so
 // that the zero docPos, what a map gives for a missing key, names no document.
-func (s *memSnapshot) at(p docPos) *document {
+func (s *Snapshot) at(p docPos) *Document {
 	if p == 0 {
 		return nil
 	}
@@ -100,7 +61,7 @@ func (s *memSnapshot) at(p docPos) *document {
 
 // docIndex holds documents by hash: those of a snapshot a load may reuse, or those a load
 // fetched.
-type docIndex map[[sha256.Size]byte]*document
+type docIndex map[[sha256.Size]byte]*Document
 
 // Route prefixes of the single-course and single-class documents, taken from the
 // snapshot package so that the names have one definition.
@@ -109,18 +70,15 @@ var (
 	classPrefix  = strings.TrimSuffix(snapshot.ClassRoute(1), "1")
 )
 
-// header returns v as a header value that cannot be appended to in place.
-func header(v string) []string { return []string{v}[:1:1] }
-
 // newMemSnapshot indexes the documents of m, which docs holds by hash (each hash of m and
 // no other), copying each into the snapshot once.
-func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*memSnapshot, error) {
-	s := &memSnapshot{
+func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*Snapshot, error) {
+	s := &Snapshot{
 		id:       m.ID,
 		builtAt:  m.BuiltAt,
-		idHeader: header(m.ID),
+		idHeader: []string{m.ID}[:1:1],
 		head:     *m,
-		docs:     make([]document, 0, len(docs)),
+		docs:     make([]Document, 0, len(docs)),
 		routes:   map[string]docPos{},
 	}
 	s.head.Documents = nil
@@ -155,11 +113,11 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*memSnapshot, error) {
 }
 
 // routeCount is the number of routes of s.
-func (s *memSnapshot) routeCount() int { return len(s.routes) + s.courses.n + s.classes.n }
+func (s *Snapshot) routeCount() int { return len(s.routes) + s.courses.n + s.classes.n }
 
 // index returns the documents of s by hash, for a load to reuse. It is built when a load
 // needs it rather than kept, which would cost its size for the snapshot's whole life.
-func (s *memSnapshot) index() docIndex {
+func (s *Snapshot) index() docIndex {
 	idx := make(docIndex, len(s.docs))
 	for i := range s.docs {
 		idx[s.docs[i].hash] = &s.docs[i]
@@ -168,12 +126,12 @@ func (s *memSnapshot) index() docIndex {
 }
 
 // manifest returns the manifest of s again, for the disk cache.
-func (s *memSnapshot) manifest() *snapshot.Manifest {
+func (s *Snapshot) manifest() *snapshot.Manifest {
 	m := s.head
 	m.Documents = make(map[string]snapshot.Entry, s.routeCount())
 	add := func(route string, p docPos) {
 		d := s.at(p)
-		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.body()))}
+		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.Body()))}
 	}
 	for route, d := range s.routes {
 		add(route, d)
@@ -184,14 +142,14 @@ func (s *memSnapshot) manifest() *snapshot.Manifest {
 }
 
 // idOf returns the id of route when it is the route of one course or class, by prefix,
-// written exactly as name(id) writes it.
+// written exactly as name(id) writes it: a positive id without sign or leading zeros.
 func idOf(route, prefix string, name func(int64) string) (int64, bool) {
 	rest, ok := strings.CutPrefix(route, prefix)
 	if !ok {
 		return 0, false
 	}
-	id, ok := parseID(rest)
-	return id, ok && name(id) == route
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0 && name(id) == route
 }
 
 // checkManifest refuses a manifest whose entries could not name an object: a hash that is

@@ -1,4 +1,4 @@
-package edge
+package docstore
 
 import (
 	"context"
@@ -38,13 +38,13 @@ func newDiskCache(dir string) *diskCache {
 }
 
 // load reads and checks the cached snapshot; it returns nil, nil when there is none.
-func (c *diskCache) load(ctx context.Context) (*memSnapshot, error) {
+func (c *diskCache) load(ctx context.Context) (*Snapshot, error) {
 	m, err := snapshot.ReadCurrent(ctx, c.local)
 	if errors.Is(err, snapshot.ErrNoSnapshot) {
 		return nil, nil
 	}
 	if err == nil {
-		var s *memSnapshot
+		var s *Snapshot
 		if s, err = loadSnapshot(ctx, c.local, m, nil); err == nil {
 			return s, nil
 		}
@@ -56,7 +56,7 @@ func (c *diskCache) load(ctx context.Context) (*memSnapshot, error) {
 // save writes the documents of s that the cache lacks, then its manifest, then the pointer,
 // and last removes what s no longer uses, so that the cache always names a complete
 // snapshot.
-func (c *diskCache) save(ctx context.Context, s *memSnapshot) error {
+func (c *diskCache) save(ctx context.Context, s *Snapshot) error {
 	have, err := c.objects()
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (c *diskCache) save(ctx context.Context, s *memSnapshot) error {
 		}
 		d := &s.docs[i]
 		if _, ok := trusted[d.hash]; !ok {
-			if err := c.writeObject(d.hexHash(), d.body()); err != nil {
+			if err := c.writeObject(d.hexHash(), d.Body()); err != nil {
 				return err
 			}
 		}
@@ -138,7 +138,7 @@ func (c *diskCache) writeObject(hash string, body []byte) error {
 }
 
 // writeManifest writes the manifest of s, then the pointer to it.
-func (c *diskCache) writeManifest(ctx context.Context, s *memSnapshot) error {
+func (c *diskCache) writeManifest(ctx context.Context, s *Snapshot) error {
 	m, err := json.Marshal(s.manifest())
 	if err != nil {
 		return fmt.Errorf("encode manifest %s: %w", s.id, err)
@@ -157,7 +157,7 @@ func (c *diskCache) writeManifest(ctx context.Context, s *memSnapshot) error {
 }
 
 // prune removes the documents s does not use and the manifests of other snapshots.
-func (c *diskCache) prune(ctx context.Context, s *memSnapshot, have map[[sha256.Size]byte]string) error {
+func (c *diskCache) prune(ctx context.Context, s *Snapshot, have map[[sha256.Size]byte]string) error {
 	used := s.index()
 	for hash, path := range have {
 		if used[hash] == nil {

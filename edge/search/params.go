@@ -1,6 +1,8 @@
-package edge
+package search
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"net/url"
 	"strings"
@@ -13,40 +15,61 @@ const (
 	maxLimit     = 50
 )
 
-// searchParams is a parsed class search request. A zero time means the filter is absent.
-type searchParams struct {
-	search   string    // trimmed course-name substring; "" is no filter
-	start    time.Time // start_date >= start
-	end      time.Time // start_date <= end
-	date     time.Time // start_date <= date <= end_date
-	courseID int64     // the per-course route's course; 0 is every course
-	limit    int64     // 1..maxLimit
-	offset   int64     // (page-1)*limit, saturated at math.MaxInt64
+// Kinds of *Error: the server maps each to an HTTP status.
+var (
+	ErrBadRequest = errors.New("bad request")      // limit or page not an integer (D9)
+	ErrBadDate    = errors.New("unparseable date") // start, end or date not MM-DD-YYYY (D8: 500 by contract)
+)
+
+// Error is a parameter the client got wrong. Its text is the message the client is told;
+// Kind is ErrBadRequest or ErrBadDate.
+type Error struct {
+	Kind    error
+	Message string
 }
 
-// parseSearchParams reads the query of a class search. Unknown parameters are ignored (D16);
-// only the first value of a repeated parameter counts. Errors are client errors: ErrBadDate
-// (500 by contract, D8) or ErrBadRequest (D9).
-func parseSearchParams(q url.Values) (searchParams, error) {
-	var p searchParams
+func (e *Error) Error() string { return e.Message }
+func (e *Error) Unwrap() error { return e.Kind }
+
+func fail(kind error, format string, args ...any) error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// Params is a parsed class search request. A zero time means the filter is absent.
+type Params struct {
+	Search   string    // trimmed course-name substring; "" is no filter
+	Start    time.Time // start_date >= Start
+	End      time.Time // start_date <= End
+	Date     time.Time // start_date <= Date <= end_date
+	CourseID int64     // the per-course route's course; 0 is every course
+	Limit    int64     // 1..maxLimit
+	Offset   int64     // (page-1)*Limit, saturated at math.MaxInt64
+}
+
+// ParseParams reads the query of a class search; the course of the per-course route is
+// the caller's to set. Unknown parameters are ignored (D16); only the first value of a
+// repeated parameter counts. Errors are *Error, of kind ErrBadDate (500 by contract, D8) or
+// ErrBadRequest (D9).
+func ParseParams(q url.Values) (Params, error) {
+	var p Params
 	var err error
-	p.search = strings.TrimSpace(q.Get("search"))
+	p.Search = strings.TrimSpace(q.Get("search"))
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
-	}{{"start", &p.start}, {"end", &p.end}, {"date", &p.date}} {
+	}{{"start", &p.Start}, {"end", &p.End}, {"date", &p.Date}} {
 		if *f.dst, err = parseFilterDate(f.name, q.Get(f.name)); err != nil {
-			return searchParams{}, err
+			return Params{}, err
 		}
 	}
-	if p.limit, err = parseLimit(q.Get("limit")); err != nil {
-		return searchParams{}, err
+	if p.Limit, err = parseLimit(q.Get("limit")); err != nil {
+		return Params{}, err
 	}
 	page, err := parsePage(q.Get("page"))
 	if err != nil {
-		return searchParams{}, err
+		return Params{}, err
 	}
-	p.offset = pageOffset(page, p.limit)
+	p.Offset = pageOffset(page, p.Limit)
 	return p, nil
 }
 

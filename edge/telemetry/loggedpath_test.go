@@ -1,4 +1,4 @@
-package edge
+package telemetry
 
 import (
 	"strings"
@@ -7,7 +7,10 @@ import (
 	"github.com/trainingco/catalogue/builder/apitoken"
 )
 
-// FuzzLoggedPath holds loggedPath to a reference: in each segment of the path, from the
+// handToken is a valid token (builder/apitoken's hand-made test token).
+const handToken = "pcat_7kQ2vXr9LmP4sTn8WbYc3HdJf6GzA1eRuK5oNqVwMxE1JgdEX"
+
+// FuzzLoggedPath holds LoggedPath to a reference: in each segment of the path, from the
 // first token prefix on, the text is replaced by "pcat_[redacted]"; other segments, and a
 // path without the prefix, are logged as they are. So no token put in a path reaches the
 // log, whole or mistyped.
@@ -24,8 +27,8 @@ func FuzzLoggedPath(f *testing.F) {
 				segs[i] = seg[:j] + apitoken.Prefix + "[redacted]"
 			}
 		}
-		if got, want := loggedPath(p), strings.Join(segs, "/"); got != want {
-			t.Fatalf("loggedPath(%q) = %q, want %q", p, got, want)
+		if got, want := LoggedPath(p), strings.Join(segs, "/"); got != want {
+			t.Fatalf("LoggedPath(%q) = %q, want %q", p, got, want)
 		}
 	})
 }

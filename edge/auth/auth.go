@@ -1,0 +1,246 @@
+// Package auth decides who may call the API and how often. It holds the hashes of the
+// active API tokens in memory, reloaded from the replica every edge.token_refresh, so that
+// checking a token never queries the database, and applies two limits (edge/ratelimit):
+// per token on every authenticated request, and per client address on failed
+// authentication (D21–D23).
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/edge/ratelimit"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// Why Admit refuses a request; the server maps each to an HTTP status.
+var (
+	ErrNotLoaded       = errors.New("token list not loaded yet") // no token set yet: 503
+	ErrUnauthenticated = errors.New("unauthenticated")           // missing, malformed, unknown or revoked token (D22): 401
+	ErrRateLimited     = errors.New("too many attempts")         // a limit is used up (D23): 429
+	ErrLimiterFailed   = errors.New("rate limiter failed")       // the token is good, its limit unknown
+)
+
+// Refusal is a request Admit turns away.
+type Refusal struct {
+	Kind  error  // ErrNotLoaded, ErrUnauthenticated or ErrRateLimited
+	Scope string // for ErrRateLimited: "token" or "address", the limit used up
+	// Decision is the limit's decision for ErrRateLimited; for ErrNotLoaded its RetryAfter
+	// is when the next load is due.
+	Decision ratelimit.Decision
+}
+
+func (r *Refusal) Error() string { return r.Kind.Error() }
+func (r *Refusal) Unwrap() error { return r.Kind }
+
+// tokenQueryTimeout bounds one load of the token hashes, so that a hung replica delays the
+// next refresh by at most this much.
+const tokenQueryTimeout = 5 * time.Second
+
+// Options are a Gate's dependencies and settings. Pool and Templates are required.
+type Options struct {
+	Pool      *pgxpool.Pool     // the replica, read for the token hashes
+	Templates *templates.Set    // templates.Tokens: the SHA-256 hashes of the active tokens
+	Refresh   time.Duration     // edge.token_refresh; 0: 10s
+	RateLimit int               // edge.rate_limit, requests per rolling minute; 0: 60
+	Limiter   ratelimit.Limiter // per token; nil: in memory, at RateLimit
+	Now       func() time.Time  // nil: time.Now; tests inject a fake clock
+	Logger    *slog.Logger      // nil: slog.Default()
+}
+
+// Gate checks API tokens against the hashes of the active tokens and applies the limits.
+type Gate struct {
+	opts     Options
+	tokens   atomic.Pointer[tokenSet] // nil until the first load succeeds
+	failures ratelimit.Limiter        // failed authentications per client address
+
+	mu      sync.Mutex // serialises refreshes and lastErr
+	lastErr string     // the last load failure logged, so that a lasting one is logged once
+}
+
+// tokenSet is an immutable set of the hashes of active tokens. Each maps to the key the
+// token's requests are counted under: the hash in hex, computed once here rather than per
+// request, and never the token itself.
+type tokenSet map[[sha256.Size]byte]string
+
+// New returns a Gate that knows no token until Start.
+func New(opts Options) *Gate {
+	if opts.RateLimit <= 0 {
+		opts.RateLimit = 60
+	}
+	if opts.Refresh <= 0 {
+		opts.Refresh = 10 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Limiter == nil {
+		opts.Limiter = ratelimit.NewMemory(opts.RateLimit, time.Minute, opts.Now)
+	}
+	// Failures are limited "the same way" as tokens (D23): rate_limit in any rolling minute.
+	// They stay in memory even when tokens share a limiter between edges: each edge then
+	// allows an address its own allowance, which still keeps guessing slow.
+	return &Gate{opts: opts, failures: ratelimit.NewMemory(opts.RateLimit, time.Minute, opts.Now)}
+}
+
+// Start loads the token hashes and then reloads them every Options.Refresh until ctx is
+// done, so that a revoked token stops working within that time (D22). When the replica
+// cannot be read, the last set loaded stays in force.
+func (g *Gate) Start(ctx context.Context) {
+	_ = g.Refresh(ctx)
+	go func() {
+		t := time.NewTicker(g.opts.Refresh)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = g.Refresh(ctx)
+			}
+		}
+	}()
+}
+
+// Refresh reloads the token hashes now, as the poller does, and logs a failure once while
+// it lasts; it returns the failure too. On any error the set in force stays.
+func (g *Gate) Refresh(ctx context.Context) error {
+	err := g.refresh(ctx)
+	g.logResult(err)
+	return err
+}
+
+// refresh reads the hashes of the active tokens from the replica and swaps them in whole.
+func (g *Gate) refresh(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, tokenQueryTimeout)
+	defer cancel()
+	rows, err := g.opts.Pool.Query(ctx, g.opts.Templates.SQL(templates.Tokens))
+	if err != nil {
+		return fmt.Errorf("query %s: %w", templates.Tokens, err)
+	}
+	hashes, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return fmt.Errorf("read %s: %w", templates.Tokens, err)
+	}
+	set := make(tokenSet, len(hashes))
+	for _, h := range hashes {
+		// A value of another length is no SHA-256 and can match no token; skipping it
+		// keeps one bad row from freezing every other token's revocation.
+		if len(h) == sha256.Size {
+			set[[sha256.Size]byte(h)] = hex.EncodeToString(h)
+		}
+	}
+	g.tokens.Store(&set)
+	if skipped := len(hashes) - len(set); skipped > 0 {
+		return fmt.Errorf("load token hashes: %d of %d are not 32-byte SHA-256 hashes and match no token", skipped, len(hashes))
+	}
+	return nil
+}
+
+// logResult logs a load failure once while it lasts, and the recovery from one.
+func (g *Gate) logResult(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case err == nil && g.lastErr != "":
+		g.opts.Logger.Info("API token hashes loaded again")
+	case err != nil && err.Error() != g.lastErr:
+		g.opts.Logger.Error("API token refresh failed; the last token set stays in force",
+			"loaded", g.tokens.Load() != nil, "error", err)
+	}
+	g.lastErr = ""
+	if err != nil {
+		g.lastErr = err.Error()
+	}
+}
+
+// Admit decides whether a request with header h from the client address addr goes on: it
+// needs an active token, within its token's limit. It returns the token's limit decision
+// (its Limit and Remaining are for the response's headers), or a *Refusal, or an error
+// wrapping ErrLimiterFailed when the limiter could not decide: the token was checked and
+// only the limit is unknown, and the caller fails open, since a limiter that cannot decide
+// (a shared Redis down) must not take the whole API down with it.
+//
+// An address that has used up its allowance of failed authentications is refused before
+// its token is even looked at: answering a valid token normally would tell a guesser which
+// guess was right, at full speed. The cost is that clients sharing an address with a
+// guesser wait with it, which is why addr must be the direct peer unless it comes through
+// a trusted proxy.
+func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (ratelimit.Decision, error) {
+	set := g.tokens.Load()
+	if set == nil {
+		// Not 401: the token may well be good, and clients must not drop it.
+		return ratelimit.Decision{}, &Refusal{Kind: ErrNotLoaded, Decision: ratelimit.Decision{RetryAfter: g.opts.Refresh}}
+	}
+	if d, err := g.failures.Peek(ctx, addr); err == nil && !d.Allowed {
+		return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
+	}
+	key, ok := set.lookup(h)
+	if !ok {
+		d, err := g.failures.Allow(ctx, addr)
+		if err == nil && !d.Allowed {
+			return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
+		}
+		// The in-memory limiter never fails; should a shared one, the 401 still stands.
+		return ratelimit.Decision{}, &Refusal{Kind: ErrUnauthenticated}
+	}
+	d, err := g.opts.Limiter.Allow(ctx, key)
+	if err != nil {
+		return d, fmt.Errorf("%w: %w", ErrLimiterFailed, err)
+	}
+	if !d.Allowed {
+		return d, &Refusal{Kind: ErrRateLimited, Scope: "token", Decision: d}
+	}
+	return d, nil
+}
+
+// lookup returns the limiter key of the active token in the Authorization header.
+func (set *tokenSet) lookup(h http.Header) (string, bool) {
+	token, ok := bearerToken(h)
+	// Valid refuses a mistyped or made-up token by its checksum without a lookup. The
+	// lookup itself is of the token's SHA-256, so its timing reveals nothing usable about
+	// the token.
+	if !ok || !apitoken.Valid(token) {
+		return "", false
+	}
+	key, ok := (*set)[apitoken.Sum(token)]
+	return key, ok
+}
+
+// bearerToken returns the token of the one Authorization header (D21): the scheme
+// "Bearer" in any case, spaces, then exactly one token. Nothing else of the request is read,
+// so a token in the query string never counts.
+func bearerToken(h http.Header) (string, bool) {
+	v := h["Authorization"]
+	if len(v) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(v[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	// Two IndexByte scans: ContainsAny builds its set of characters on every call.
+	if token == "" || strings.IndexByte(token, ' ') >= 0 || strings.IndexByte(token, '\t') >= 0 {
+		return "", false
+	}
+	return token, true
+}

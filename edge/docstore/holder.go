@@ -1,0 +1,251 @@
+// Package docstore holds the catalogue's current snapshot in memory for the edge: it loads
+// the snapshot the store's pointer names (reusing every document it already holds, fetching
+// and compressing only the others, into memory outside the Go heap), indexes it by route
+// and id, swaps it in whole, keeps a copy in a disk cache to start from when the store is
+// down, and polls the pointer. It reports every swap through Options.OnSwap.
+package docstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+)
+
+// Options are a Holder's dependencies and settings. Store is required.
+type Options struct {
+	Store        snapshot.Getter
+	CacheDir     string        // edge.cache_dir; "" keeps no disk cache
+	PollInterval time.Duration // edge.poll_interval
+	// StartTimeout bounds the first load in Start; 0 is DefaultStartTimeout.
+	StartTimeout time.Duration
+	Logger       *slog.Logger // nil: slog.Default()
+	// OnSwap, when set, is called with every snapshot swapped in, after the swap.
+	OnSwap func(s *Snapshot)
+}
+
+// Holder holds the current snapshot and keeps it current: it loads the snapshot the
+// store's pointer names, swaps it in whole once it is completely in memory, and keeps
+// serving the one it has whenever the store cannot give it a newer one.
+type Holder struct {
+	opts  Options
+	log   *slog.Logger
+	store snapshot.Getter
+	cache *diskCache // nil without a CacheDir
+
+	cur atomic.Pointer[Snapshot] // nil until a snapshot is loaded
+
+	mu      sync.Mutex // one load at a time: the poller's and any other caller's
+	lastErr string     // the last load failure logged, so that a lasting one is logged once
+	// leftover holds the documents a failed load did fetch, by hash, so that the retry
+	// fetches only the rest: a transient error in a large first load costs one document,
+	// not the whole catalogue again. Guarded by mu.
+	leftover docIndex
+}
+
+// New returns a Holder with no snapshot until Start.
+func New(opts Options) *Holder {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	h := &Holder{opts: opts, log: opts.Logger.With("part", "snapshot"), store: timeoutGetter{opts.Store}}
+	if opts.CacheDir != "" {
+		h.cache = newDiskCache(opts.CacheDir)
+	}
+	return h
+}
+
+// Current returns the snapshot being served, or nil before the first load.
+func (d *Holder) Current() *Snapshot { return d.cur.Load() }
+
+// DefaultStartTimeout bounds the first load, which runs before the edge listens: a store
+// that accepts connections but never answers (a network partition) would otherwise keep
+// the edge from answering probes, and from serving the snapshot in edge.cache_dir, for
+// minutes. A first load cut short is carried on by the poller, which keeps what it fetched
+// (leftover).
+const DefaultStartTimeout = 10 * time.Second
+
+// Start loads the first snapshot and then polls the pointer every edge.poll_interval until
+// ctx is done. When the store cannot give a snapshot at start, the one saved in
+// edge.cache_dir is served until it can. The cached documents also spare the first load
+// every fetch of a document that has not changed since the edge last ran.
+func (d *Holder) Start(ctx context.Context) {
+	seed, err := d.loadCache(ctx)
+	if err != nil {
+		d.log.Warn("cached snapshot not used", "dir", d.opts.CacheDir, "error", err)
+	}
+	var reuse []docIndex
+	if seed != nil {
+		reuse = append(reuse, seed.index())
+	}
+	sctx, cancel := context.WithTimeout(ctx, d.opts.StartTimeout)
+	err = d.refresh(sctx, reuse...)
+	cancel()
+	if err != nil && seed != nil && d.Current() == nil {
+		d.swap(seed, "cache", 0)
+		release()
+	}
+	d.logResult(err)
+	// A load that start's deadline cut short goes on at once, without a deadline: waiting
+	// for the first tick would leave the edge answering 503 (or serving an older cached
+	// snapshot) for a whole edge.poll_interval, which ops may set to minutes.
+	cutShort := err != nil && sctx.Err() != nil && ctx.Err() == nil
+	go d.poll(ctx, cutShort)
+}
+
+// loadCache reads the snapshot saved in edge.cache_dir, or returns nil when there is none.
+func (d *Holder) loadCache(ctx context.Context) (*Snapshot, error) {
+	if d.cache == nil {
+		return nil, nil
+	}
+	return d.cache.load(ctx)
+}
+
+// poll refreshes every edge.poll_interval until ctx is done, and once at once when
+// carryOn is set.
+func (d *Holder) poll(ctx context.Context, carryOn bool) {
+	t := time.NewTicker(d.opts.PollInterval)
+	defer t.Stop()
+	if carryOn {
+		d.logResult(d.refresh(ctx))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d.logResult(d.refresh(ctx))
+		}
+	}
+}
+
+// logResult logs a load failure once while it lasts, and the recovery from one.
+func (d *Holder) logResult(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case err == nil && d.lastErr != "":
+		d.log.Info("snapshot source recovered")
+	case err != nil && err.Error() != d.lastErr:
+		level := slog.LevelWarn
+		if errors.Is(err, snapshot.ErrNoSnapshot) {
+			level = slog.LevelInfo
+		}
+		cur := d.Current()
+		d.log.Log(context.Background(), level, "snapshot refresh failed; the snapshot being served stays",
+			"serving", snapshotID(cur), "error", err)
+	}
+	if err == nil {
+		d.lastErr = ""
+	} else {
+		d.lastErr = err.Error()
+	}
+}
+
+func snapshotID(s *Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	return s.id
+}
+
+// Refresh loads the snapshot the pointer names now, as the poller does at every tick, and
+// logs a failure as the poller does; it returns the failure too.
+func (d *Holder) Refresh(ctx context.Context) error {
+	err := d.refresh(ctx)
+	d.logResult(err)
+	return err
+}
+
+// Swap makes s the snapshot Current returns, as a load does: s may be one Load returned,
+// or one this Holder served before.
+func (d *Holder) Swap(s *Snapshot) { d.swap(s, "caller", 0) }
+
+// refresh loads the snapshot the pointer names when it is not the one being served, taking
+// unchanged documents from the current snapshot and from reuse, swaps it in, and saves it
+// to edge.cache_dir. On any failure before the swap the current snapshot stays.
+func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := snapshot.ReadPointer(ctx, d.store)
+	if err != nil {
+		return err
+	}
+	cur := d.Current()
+	if cur != nil && cur.id == p.ID {
+		return nil
+	}
+	m, err := snapshot.ReadManifest(ctx, d.store, p.ID)
+	if err != nil {
+		return err
+	}
+	if cur != nil {
+		reuse = append(reuse, cur.index())
+	}
+	if d.leftover != nil {
+		reuse = append(reuse, d.leftover)
+	}
+	fetched := docIndex{}
+	next, err := loadSnapshot(ctx, d.store, m, fetched, reuse...)
+	if err != nil {
+		d.keepLeftover(m, fetched)
+		return err
+	}
+	d.leftover = nil
+	n := len(fetched) // fetched is garbage from here: release may collect it
+	// The load's garbage goes back to the OS (see release) before the snapshot is served,
+	// so that the edge's memory has settled once it reads ready; again after the swap and
+	// the save, for the chunks only the previous snapshot used and the save's garbage.
+	release()
+	d.swap(next, "store", n)
+	defer release()
+	if d.cache == nil {
+		return nil
+	}
+	// The snapshot is served: saving it must not be cut short by start's deadline, or the
+	// cache would stay a snapshot behind until the next one is published.
+	if err := d.cache.save(context.WithoutCancel(ctx), next); err != nil {
+		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
+	}
+	return nil
+}
+
+// release collects the garbage of a load and returns the freed memory to the OS at once.
+// A load's transient data (the decoded manifest, every fetched body in the store client's
+// buffer, the compressors) is several times the snapshot's size, and the runtime would
+// otherwise keep it resident and return it only at the scavenger's slow pace: the edge's
+// memory would read as its peak for minutes after every swap. The GC is also what unmaps
+// the chunks of documents no snapshot uses any more (arena.go). The cost is a full
+// GC of a heap that holds no document bytes, twice per new snapshot, none per request.
+func release() { debug.FreeOSMemory() }
+
+// keepLeftover keeps what a failed load of m fetched, with what earlier failed loads
+// fetched that m uses too: bounded by one snapshot however long the failures last.
+func (d *Holder) keepLeftover(m *snapshot.Manifest, fetched docIndex) {
+	for _, e := range m.Documents {
+		h, _ := parseHash(e.Hash) // loadSnapshot failed, maybe because of a bad hash
+		if doc := d.leftover[h]; doc != nil {
+			fetched[h] = doc
+		}
+	}
+	d.leftover = fetched
+}
+
+// swap makes next the snapshot every later request reads.
+func (d *Holder) swap(next *Snapshot, source string, fetched int) {
+	d.cur.Store(next)
+	if d.opts.OnSwap != nil {
+		d.opts.OnSwap(next)
+	}
+	d.log.Info("snapshot loaded", "snapshot", next.id, "built_at", next.builtAt,
+		"source", source, "documents", next.routeCount(), "fetched", fetched)
+}

@@ -1,0 +1,170 @@
+// Package search runs the live class search (spec 4.3, 4.4) against the read replica: it
+// parses the search parameters, runs the query, encodes the page as JSON, and keeps the
+// responses for a short while (Options.CacheTTL) so that searches repeated by many visitors
+// query once.
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trainingco/catalogue/templates"
+)
+
+// Options are a Searcher's dependencies and settings. Pool and Templates are required.
+type Options struct {
+	Pool      *pgxpool.Pool  // the read replica
+	Templates *templates.Set // templates.Search and templates.Count
+	Timeout   time.Duration  // edge.search_timeout: the deadline of one search's queries
+	// CacheTTL is edge.search_cache: how long a response is reused; 0 disables the cache.
+	CacheTTL time.Duration
+	Now      func() time.Time     // the cache's clock; nil: time.Now
+	Registry *prometheus.Registry // the cache's metrics are registered here; nil: a new one
+	// Observe, when set, is given the time each search spent in the replica.
+	Observe func(time.Duration)
+}
+
+// Searcher runs searches: one query per page (templates.Search), plus templates.Count only
+// for a page past the last, and keeps the responses for Options.CacheTTL (cache.go).
+type Searcher struct {
+	opts      Options
+	searchSQL string // one page of classes, each row with the total
+	countSQL  string // the total alone, for a page past the last
+	cache     *cache // nil: CacheTTL is 0, every search queries
+}
+
+// New returns a Searcher; it does not connect until the first search.
+func New(opts Options) *Searcher {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Registry == nil {
+		opts.Registry = prometheus.NewRegistry()
+	}
+	return &Searcher{opts: opts, searchSQL: opts.Templates.SQL(templates.Search),
+		countSQL: opts.Templates.SQL(templates.Count), cache: newCache(opts.CacheTTL, opts.Now, opts.Registry)}
+}
+
+// Result is the response to one search: its JSON body and, on demand, its gzip encoding.
+type Result struct {
+	body  []byte
+	entry *entry // the cached response, which keeps its gzip encoding; nil when not cached
+}
+
+// Body is the response body {"data":[...],"total":N,"last_page":N} (D10).
+func (r Result) Body() []byte { return r.body }
+
+// Gzip returns Body compressed: made once for a cached response, here for any other.
+func (r Result) Gzip() []byte {
+	if r.entry != nil {
+		return r.entry.gzipped()
+	}
+	return gzipAppend(nil, r.body)
+}
+
+// Search answers p on the day today (D1). An error means the replica failed or was too
+// slow: the client should try again later.
+func (s *Searcher) Search(ctx context.Context, today time.Time, p Params) (Result, error) {
+	if s.cache == nil {
+		body, err := s.timedPage(ctx, today, p)
+		return Result{body: body}, err
+	}
+	e, err := s.cache.get(ctx, cacheKey(today, p), func(ctx context.Context) ([]byte, error) {
+		return s.timedPage(ctx, today, p)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{body: e.body, entry: e}, nil
+}
+
+// Caching reports whether responses are reused (Options.CacheTTL is not 0).
+func (s *Searcher) Caching() bool { return s.cache != nil }
+
+// Refreshing is the number of cached responses being refreshed in the background.
+func (s *Searcher) Refreshing() int {
+	if s.cache == nil {
+		return 0
+	}
+	return len(s.cache.slots)
+}
+
+// timedPage is page, its duration given to Options.Observe.
+func (s *Searcher) timedPage(ctx context.Context, today time.Time, p Params) ([]byte, error) {
+	began := time.Now()
+	body, err := s.page(ctx, today, p)
+	if s.opts.Observe != nil {
+		s.opts.Observe(time.Since(began))
+	}
+	return body, err
+}
+
+// page runs the search for p on the day today within the search timeout and returns the
+// response body.
+func (s *Searcher) page(ctx context.Context, today time.Time, p Params) ([]byte, error) {
+	pg := page{Data: []item{}, LastPage: 1}
+	if !utf8.ValidString(p.Search) || strings.IndexByte(p.Search, 0) >= 0 {
+		// No course name holds a NUL or invalid UTF-8, so nothing matches (D11); PostgreSQL
+		// would refuse the text, and the client would get a 503 for its own input.
+		return json.Marshal(pg)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	args := queryArgs(today, p)
+	rows, err := s.opts.Pool.Query(ctx, s.searchSQL, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var r row
+	for rows.Next() {
+		if err := rows.Scan(&r.id, &r.courseID, &r.course, &r.start, &r.end, &r.typ,
+			&r.city, &r.state, &r.cost, &r.seats, &pg.Total); err != nil {
+			return nil, err
+		}
+		pg.Data = append(pg.Data, r.item())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(pg.Data) == 0 && p.Offset > 0 {
+		// Past the last page no row carries the total; ask for it alone (D9).
+		if err := s.opts.Pool.QueryRow(ctx, s.countSQL, args[:6]...).Scan(&pg.Total); err != nil {
+			return nil, err
+		}
+	}
+	pg.LastPage = lastPage(pg.Total, p.Limit)
+	return json.Marshal(pg)
+}
+
+// queryArgs are the arguments $1..$8 of templates.Search; the first six are those of
+// templates.Count. An absent filter is NULL.
+func queryArgs(today time.Time, p Params) []any {
+	args := []any{today, nil, nil, nil, nil, nil, p.Limit, p.Offset}
+	for i, d := range []time.Time{p.Start, p.End, p.Date} {
+		if !d.IsZero() {
+			args[1+i] = d
+		}
+	}
+	if p.Search != "" {
+		args[4] = escapeLike(p.Search)
+	}
+	if p.CourseID != 0 {
+		args[5] = p.CourseID
+	}
+	return args
+}
+
+// lastPage is max(1, ceil(total/limit)) (D10).
+func lastPage(total, limit int64) int64 {
+	if total <= 0 {
+		return 1
+	}
+	return (total-1)/limit + 1
+}

@@ -1,0 +1,130 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/apitoken"
+)
+
+// RequestLine is what the log says about one request. Path must have been through
+// LoggedPath.
+type RequestLine struct {
+	Method, Route, Path string
+	Status              int
+	Bytes               int64
+	Duration            time.Duration
+	ID, Addr            string
+}
+
+// attrs are the line's fields as slog attributes, in the order they are written.
+func (l *RequestLine) attrs() [8]slog.Attr {
+	return [8]slog.Attr{
+		slog.String("method", l.Method),
+		slog.String("route", l.Route),
+		slog.String("path", l.Path),
+		slog.Int("status", l.Status),
+		slog.Int64("bytes", l.Bytes),
+		slog.Float64("duration_ms", l.durationMS()),
+		slog.String("request_id", l.ID),
+		slog.String("remote_addr", l.Addr),
+	}
+}
+
+// durationMS is the duration in milliseconds, to the microsecond.
+func (l *RequestLine) durationMS() float64 { return float64(l.Duration.Microseconds()) / 1000 }
+
+// RequestLog writes request lines: to its writer, encoded here, when it has one, and
+// through its logger otherwise. slog costs several times what the encoding here does (it
+// formats the duration with encoding/json), and a busy edge writes one line per request,
+// so the edge's command gives it a writer.
+type RequestLog struct {
+	log *slog.Logger
+	w   io.Writer
+}
+
+// NewRequestLog returns a log of request lines onto w, one Write per line, in the JSON
+// that log would write with slog.NewJSONHandler; with a nil w, lines go through log.
+func NewRequestLog(log *slog.Logger, w io.Writer) *RequestLog {
+	return &RequestLog{log: log, w: w}
+}
+
+// Write logs l, a request that ended at end.
+func (r *RequestLog) Write(ctx context.Context, end time.Time, l *RequestLine) {
+	if r.w == nil {
+		a := l.attrs()
+		r.log.LogAttrs(ctx, slog.LevelInfo, "request", a[:]...)
+		return
+	}
+	bp := lineBuffers.Get().(*[]byte)
+	b := appendRequestLine((*bp)[:0], end, l)
+	// A failed write has nobody to report to: the log is where it would go.
+	_, _ = r.w.Write(b)
+	if cap(b) <= maxPooledLine {
+		*bp = b
+		lineBuffers.Put(bp)
+	}
+}
+
+// lineBuffers hold the bytes of request lines being written, so that a line costs no
+// allocation; buffers grown past maxPooledLine by a huge path are left to the collector.
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledLine = 16 << 10
+
+// appendRequestLine appends l as one line of JSON, byte for byte what slog.NewJSONHandler
+// with default options writes for LogAttrs(ctx, slog.LevelInfo, "request", l.attrs()...)
+// at time t (requestlog_test.go holds the two to each other).
+func appendRequestLine(b []byte, t time.Time, l *RequestLine) []byte {
+	b = append(b, `{"time":"`...)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","level":"INFO","msg":"request","method":`...)
+	b = appendLogString(b, l.Method)
+	b = append(b, `,"route":`...)
+	b = appendLogString(b, l.Route)
+	b = append(b, `,"path":`...)
+	b = appendLogString(b, l.Path)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(l.Status), 10)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, l.Bytes, 10)
+	b = append(b, `,"duration_ms":`...)
+	// encoding/json, which slog uses for floats, writes %f's shortest form between 1e-6
+	// and 1e21; whole microseconds in milliseconds are 0 or at least 0.001.
+	b = strconv.AppendFloat(b, l.durationMS(), 'f', -1, 64)
+	b = append(b, `,"request_id":`...)
+	b = appendLogString(b, l.ID)
+	b = append(b, `,"remote_addr":`...)
+	b = appendLogString(b, l.Addr)
+	return append(b, "}\n"...)
+}
+
+// LoggedPath is the path as it is logged: from the token prefix to the end of its segment
+// is replaced, so that a token put in the path by mistake (whole, cut or mistyped) never
+// reaches the log. A path without the prefix is returned as it is, without allocating.
+func LoggedPath(p string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(p, apitoken.Prefix)
+		if i < 0 {
+			if b.Len() == 0 {
+				return p
+			}
+			b.WriteString(p)
+			return b.String()
+		}
+		b.WriteString(p[:i])
+		b.WriteString(apitoken.Prefix + "[redacted]")
+		p = p[i+len(apitoken.Prefix):]
+		if j := strings.IndexByte(p, '/'); j >= 0 {
+			p = p[j:]
+		} else {
+			p = ""
+		}
+	}
+}
