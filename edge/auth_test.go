@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -200,9 +201,10 @@ func TestRateLimitKeyedByToken(t *testing.T) {
 }
 
 // TestFailedAuthLimitedPerAddress: an address gets 401 for its first 60 failures in a
-// rolling minute and 429 after (D23). Once limited, the address gets 429 even with a valid
-// token (otherwise the difference would tell a guesser it had found one); other addresses
-// are not affected, and X-Forwarded-For does not make a fresh address.
+// rolling minute and 429 after (D23). Only failures are limited: a valid token from a
+// limited address is served (a client behind the same NAT or an untrusted balancer as a
+// guesser is not locked out; a guess at 60 a minute finds no 128-bit token); other
+// addresses are not affected, and X-Forwarded-For does not make a fresh address.
 func TestFailedAuthLimitedPerAddress(t *testing.T) {
 	env := newAuthEnv(t, nil)
 	bad := []string{"Bearer pcat_guess"}
@@ -226,18 +228,51 @@ func TestFailedAuthLimitedPerAddress(t *testing.T) {
 		{"61st failure", 59 * time.Second, req{target: course1, auth: bad}, limited("1", authT0Unix+60)},
 		{"no header", 59 * time.Second, req{target: course1}, limited("1", authT0Unix+60)},
 		{"forwarded-for claims another address", 59 * time.Second, req{target: course1, auth: bad, header: spoofed}, limited("1", authT0Unix+60)},
-		{"valid token", 59 * time.Second, req{target: course1, auth: env.bearer()}, limited("1", authT0Unix+60)},
+		{"valid token from the limited address", 59 * time.Second, req{target: course1, auth: env.bearer()}, ok("59")},
 		{"another address", 59 * time.Second, req{target: course1, auth: bad, remote: "198.51.100.7:4000"}, unauth},
-		{"valid token from another address", 59 * time.Second, req{target: course1, auth: env.bearer(), remote: "[2001:db8::1]:443"}, ok("59")},
+		{"valid token from another address", 59 * time.Second, req{target: course1, auth: env.bearer(), remote: "[2001:db8::1]:443"}, ok("58")},
 		// The failure at +0 has left the window: one more failure is allowed, then 429.
 		{"after the first failure left", 60 * time.Second, req{target: course1, auth: bad}, unauth},
 		{"window full again", 60 * time.Second, req{target: course1, auth: bad}, limited("1", authT0Unix+61)},
-		{"valid token once a failure left", 61 * time.Second, req{target: course1, auth: env.bearer()}, ok("58")},
+		{"valid token once a failure left", 61 * time.Second, req{target: course1, auth: env.bearer()}, ok("57")},
 	}
 	for _, s := range steps {
 		env.clock.at(s.at)
 		if diff := cmp.Diff(s.want, env.send(s.r)); diff != "" {
 			t.Errorf("%s at +%s mismatch (-want +got):\n%s", s.name, s.at, diff)
+		}
+	}
+}
+
+// TestFailedAuthKeyedByIPv6Prefix: IPv6 failures count against the client's /64, the
+// smallest block a network hands a client (RFC 6177), so a guesser cannot take a fresh
+// address for every guess; IPv4 stays per address, IPv4-mapped IPv6 counts as IPv4.
+func TestFailedAuthKeyedByIPv6Prefix(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	bad := []string{"Bearer pcat_guess"}
+	for i := range 60 {
+		r := req{target: course1, auth: bad, remote: fmt.Sprintf("[2001:db8:1:2::%x]:443", i+1)}
+		if diff := cmp.Diff(unauth, env.send(r)); diff != "" {
+			t.Fatalf("failure %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+		r = req{target: course1, auth: bad, remote: "[::ffff:192.0.2.1]:443"}
+		if diff := cmp.Diff(unauth, env.send(r)); diff != "" {
+			t.Fatalf("IPv4-mapped failure %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+	}
+	limited := response{Status: 429, Body: bodyTooMany, Headers: map[string]string{"Content-Type": jsonContentType,
+		"Retry-After": "60", "X-RateLimit-Reset": strconv.FormatInt(authT0Unix+60, 10)}}
+	for _, tt := range []struct {
+		remote string
+		want   response
+	}{
+		{"[2001:db8:1:2:ffff:ffff:ffff:ffff]:443", limited}, // the same /64
+		{"[2001:db8:1:3::1]:443", unauth},                   // the next /64
+		{"192.0.2.1:443", limited},                          // had 60 failures as ::ffff:192.0.2.1 …
+		{"192.0.2.2:443", unauth},                           // … this one none
+	} {
+		if diff := cmp.Diff(tt.want, env.send(req{target: course1, auth: bad, remote: tt.remote})); diff != "" {
+			t.Errorf("failure from %s mismatch (-want +got):\n%s", tt.remote, diff)
 		}
 	}
 }

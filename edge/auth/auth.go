@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,11 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Kind.Error() }
 func (r *Refusal) Unwrap() error { return r.Kind }
+
+// maxFailureKeys bounds the client addresses whose failures are remembered (the oldest is
+// forgotten first): an address's log takes at most about 600 bytes at the default limit, so
+// a client with a great many addresses can make the edge hold about 10 MB, no more.
+const maxFailureKeys = 16384
 
 // tokenQueryTimeout bounds one load of the token hashes, so that a hung replica delays the
 // next refresh by at most this much.
@@ -96,7 +102,7 @@ func New(opts Options) *Gate {
 	// Failures are limited "the same way" as tokens (D23): rate_limit in any rolling minute.
 	// They stay in memory even when tokens share a limiter between edges: each edge then
 	// allows an address its own allowance, which still keeps guessing slow.
-	return &Gate{opts: opts, failures: ratelimit.NewMemory(opts.RateLimit, time.Minute, opts.Now)}
+	return &Gate{opts: opts, failures: ratelimit.NewMemory(opts.RateLimit, time.Minute, opts.Now, ratelimit.MaxKeys(maxFailureKeys))}
 }
 
 // Start loads the token hashes and then reloads them every Options.Refresh until ctx is
@@ -179,28 +185,21 @@ func (g *Gate) logResult(err error) {
 // only the limit is unknown, and the caller fails open, since a limiter that cannot decide
 // (a shared Redis down) must not take the whole API down with it.
 //
-// An address that has used up its allowance of failed authentications is refused before
-// its token is even looked at: answering a valid token normally would tell a guesser which
-// guess was right, at full speed. The cost is that clients sharing an address with a
-// guesser wait with it, which is why addr must be the direct peer unless it comes through
-// a trusted proxy.
+// The token is looked up first, and only failures count against the client's address
+// (failureKey): a valid token is never refused for its address's failures, so an
+// anonymous flood from behind the same NAT, or through a load balancer the edge does not
+// trust, cannot lock out the clients sharing the address. That a limited address still
+// learns when a guess was right gives a guesser nothing: at the address's allowance a
+// token's 128 random bits are out of reach.
 func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (ratelimit.Decision, error) {
 	set := g.tokens.Load()
 	if set == nil {
 		// Not 401: the token may well be good, and clients must not drop it.
 		return ratelimit.Decision{}, &Refusal{Kind: ErrNotLoaded, Decision: ratelimit.Decision{RetryAfter: g.opts.Refresh}}
 	}
-	if d, err := g.failures.Peek(ctx, addr); err == nil && !d.Allowed {
-		return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
-	}
 	key, ok := set.lookup(h)
 	if !ok {
-		d, err := g.failures.Allow(ctx, addr)
-		if err == nil && !d.Allowed {
-			return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
-		}
-		// The in-memory limiter never fails; should a shared one, the 401 still stands.
-		return ratelimit.Decision{}, &Refusal{Kind: ErrUnauthenticated}
+		return g.failed(ctx, addr)
 	}
 	d, err := g.opts.Limiter.Allow(ctx, key)
 	if err != nil {
@@ -210,6 +209,31 @@ func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (ratelimit
 		return d, &Refusal{Kind: ErrRateLimited, Scope: "token", Decision: d}
 	}
 	return d, nil
+}
+
+// failed counts a failed authentication against the client's address and refuses it: 401,
+// or 429 once the address has used up its allowance of failures (D23).
+func (g *Gate) failed(ctx context.Context, addr string) (ratelimit.Decision, error) {
+	d, err := g.failures.Allow(ctx, failureKey(addr))
+	if err == nil && !d.Allowed {
+		return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
+	}
+	// The in-memory limiter never fails; should a shared one, the 401 still stands.
+	return ratelimit.Decision{}, &Refusal{Kind: ErrUnauthenticated}
+}
+
+// failureKey is what a client address's failures count against: an IPv4 address (also when
+// written as IPv4-mapped IPv6), or an IPv6 address's /64, the smallest block networks hand
+// a client (RFC 6177), which a client can otherwise spread its guesses over.
+func failureKey(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	if a = a.Unmap(); a.Is6() {
+		return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
+	}
+	return a.String()
 }
 
 // lookup returns the limiter key of the active token in the Authorization header.
