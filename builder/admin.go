@@ -11,7 +11,7 @@ import (
 
 // Status returns the current snapshot and the kept ones. It only reads the store.
 func Status(ctx context.Context, cfg config.Config) (publish.Status, error) {
-	st, err := store.Open(ctx, cfg.Store)
+	st, err := store.Open(ctx, store.Options(cfg.Store))
 	if err != nil {
 		return publish.Status{}, fmt.Errorf("open store: %w", err)
 	}
@@ -32,7 +32,7 @@ func Rollback(ctx context.Context, cfg config.Config, id string, waiting func())
 		defer l.release()
 		held = l.held
 	}
-	st, err := store.Open(ctx, cfg.Store)
+	st, err := store.Open(ctx, store.Options(cfg.Store))
 	if err != nil {
 		return "", fmt.Errorf("open store: %w", err)
 	}

@@ -154,7 +154,7 @@ func readTx(ctx context.Context, replicaURL string, read func(pgx.Tx) error) err
 
 // openStore opens the store and creates its bucket or folder when it does not exist yet.
 func openStore(ctx context.Context, cfg config.Store) (store.Store, error) {
-	st, err := store.Open(ctx, cfg)
+	st, err := store.Open(ctx, store.Options(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}

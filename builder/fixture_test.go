@@ -102,7 +102,7 @@ func mustRun(t *testing.T, cfg config.Config, now func() time.Time) publish.Resu
 
 func mustOpenStore(t *testing.T, cfg config.Config) store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), cfg.Store)
+	s, err := store.Open(context.Background(), store.Options(cfg.Store))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

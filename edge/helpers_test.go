@@ -44,8 +44,12 @@ func publish(t testing.TB, st store.Store, f fixture) {
 			t.Fatalf("put object: %v", err)
 		}
 	}
-	putJSON(t, st, snapshot.ManifestKey(f.id), m)
-	putJSON(t, st, snapshot.PointerKey, snapshot.Pointer{ID: f.id, PublishedAt: m.BuiltAt})
+	if err := snapshot.WriteManifest(ctx, st, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.WritePointer(ctx, st, snapshot.Pointer{ID: f.id, PublishedAt: m.BuiltAt}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func putJSON(t testing.TB, st store.Store, key string, v any) {
@@ -105,7 +109,7 @@ func (w *watchedStore) takeGets() map[string]int {
 // openStore opens a fresh store of the given configuration and creates its folder or bucket.
 func openStore(t testing.TB, cfg config.Store) store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), cfg)
+	st, err := store.Open(context.Background(), store.Options(cfg))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -136,7 +136,7 @@ func newAPIEnv(t *testing.T) *apiEnv {
 
 func openTestStore(t *testing.T, cfg config.Store) store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), cfg)
+	st, err := store.Open(context.Background(), store.Options(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func forEachStore(t *testing.T, f func(t *testing.T, r *recorder)) {
 	for name, cfg := range buildertest.Stores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s, err := store.Open(ctx, cfg)
+			s, err := store.Open(ctx, store.Options(cfg))
 			if err != nil {
 				t.Fatalf("open store: %v", err)
 			}

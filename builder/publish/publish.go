@@ -308,12 +308,8 @@ func (p *Publisher) guard(old, new snapshot.Counts) error {
 // commit writes the manifest and then the pointer, which publishes the snapshot.
 func (p *Publisher) commit(ctx context.Context, m *snapshot.Manifest) (snapshot.Pointer, error) {
 	p.report(Progress{Phase: PhaseManifest, Done: len(m.Documents), Total: len(m.Documents)})
-	b, err := json.Marshal(m)
-	if err != nil {
-		return snapshot.Pointer{}, fmt.Errorf("encode manifest: %w", err)
-	}
-	if err := p.Store.Put(ctx, snapshot.ManifestKey(m.ID), b); err != nil {
-		return snapshot.Pointer{}, fmt.Errorf("write manifest %s: %w", m.ID, err)
+	if err := snapshot.WriteManifest(ctx, p.Store, m); err != nil {
+		return snapshot.Pointer{}, err
 	}
 	return p.writePointer(ctx, m.ID)
 }
@@ -342,12 +338,8 @@ func (p *Publisher) writePointer(ctx context.Context, id string) (snapshot.Point
 		kept, _ = partition(ids, p.keep(), old)
 	}
 	ptr := nextPointer(old, id, kept, p.keep(), p.now())
-	b, err := json.Marshal(ptr)
-	if err != nil {
-		return snapshot.Pointer{}, fmt.Errorf("encode pointer: %w", err)
-	}
-	if err := p.Store.Put(ctx, snapshot.PointerKey, b); err != nil {
-		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
+	if err := snapshot.WritePointer(ctx, p.Store, ptr); err != nil {
+		return snapshot.Pointer{}, err
 	}
 	return ptr, nil
 }

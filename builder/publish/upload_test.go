@@ -63,7 +63,7 @@ func openStores(t *testing.T) map[string]store.Store {
 	t.Helper()
 	stores := map[string]store.Store{}
 	for name, cfg := range buildertest.Stores(t) {
-		s, err := store.Open(context.Background(), cfg)
+		s, err := store.Open(context.Background(), store.Options(cfg))
 		if err != nil {
 			t.Fatalf("open store: %v", err)
 		}

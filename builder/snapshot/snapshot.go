@@ -137,8 +137,25 @@ func Hash(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// ObjectPrefix is the prefix under which every document object is stored.
+const ObjectPrefix = "objects/"
+
 // ObjectKey is the key of the object holding the document with the given hash.
-func ObjectKey(hash string) string { return "objects/" + hash[:2] + "/" + hash + ".json" }
+func ObjectKey(hash string) string { return ObjectPrefix + hash[:2] + "/" + hash + ".json" }
+
+// HashFromObjectKey returns the hash of a document object's key, or "" if key is not one
+// that ObjectKey writes.
+func HashFromObjectKey(key string) string {
+	rest, ok := strings.CutPrefix(key, ObjectPrefix)
+	if !ok || len(rest) < 3 {
+		return ""
+	}
+	hash, ok := strings.CutSuffix(rest[3:], ".json")
+	if !ok || len(hash) < 2 || ObjectKey(hash) != key {
+		return ""
+	}
+	return hash
+}
 
 // ManifestKey is the key of the manifest of snapshot id.
 func ManifestKey(id string) string { return "snapshots/" + id + ".json" }
@@ -203,6 +220,36 @@ func getMax(ctx context.Context, s Getter, key string, limit int64) ([]byte, err
 		return nil, fmt.Errorf("get %s: %d bytes, at most %d allowed: %w", key, len(b), limit, store.ErrTooLarge)
 	}
 	return b, err
+}
+
+// Putter writes objects; store.Store satisfies it.
+type Putter interface {
+	Put(ctx context.Context, key string, body []byte) error
+}
+
+// WriteManifest stores m. Every document it names must be stored before it.
+func WriteManifest(ctx context.Context, s Putter, m *Manifest) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode manifest %s: %w", m.ID, err)
+	}
+	if err := s.Put(ctx, ManifestKey(m.ID), b); err != nil {
+		return fmt.Errorf("write manifest %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+// WritePointer makes p.ID the current snapshot: the last write of a publication, after its
+// manifest.
+func WritePointer(ctx context.Context, s Putter, p Pointer) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode pointer: %w", err)
+	}
+	if err := s.Put(ctx, PointerKey, b); err != nil {
+		return fmt.Errorf("write pointer: %w", err)
+	}
+	return nil
 }
 
 // ReadPointer returns the current pointer, or ErrNoSnapshot.

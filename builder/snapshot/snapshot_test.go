@@ -52,6 +52,15 @@ func TestKeys(t *testing.T) {
 			t.Errorf("IDFromManifestKey(%q) = %q, want empty", k, got)
 		}
 	}
+	if got := snapshot.HashFromObjectKey(snapshot.ObjectKey(h)); got != h {
+		t.Errorf("HashFromObjectKey(ObjectKey(%s)) = %s", h, got)
+	}
+	for _, k := range []string{"current.json", "objects/44/x.json", "objects/45/" + want + ".json", "objects/44/" + want,
+		"snapshots/" + want + ".json", "objects/44/" + want + ".json/x"} {
+		if got := snapshot.HashFromObjectKey(k); got != "" {
+			t.Errorf("HashFromObjectKey(%q) = %q, want empty", k, got)
+		}
+	}
 	later := snapshot.NewID(time.Date(2026, 11, 21, 22, 10, 1, 0, time.UTC), "a")
 	if !(id < later) {
 		t.Errorf("ids do not sort in build order: %s >= %s", id, later)
@@ -75,6 +84,26 @@ func TestRead(t *testing.T) {
 	put(snapshot.ManifestKey("s1"), `{"snapshot":"s1","documents":{"/public/course/1":{"sha256":"`+e.Hash+`","size":8}}}`)
 	put(snapshot.PointerKey, `{"snapshot":"s1"}`)
 	m, err := snapshot.ReadCurrent(ctx, s)
+	if err != nil || m.ID != "s1" || m.Documents["/public/course/1"] != e {
+		t.Fatalf("ReadCurrent = %+v, %v", m, err)
+	}
+	// What the writers write, the readers read back.
+	built := time.Date(2026, 11, 21, 22, 10, 0, 0, time.UTC)
+	written := &snapshot.Manifest{ID: "s0", BuiltAt: built, Documents: map[string]snapshot.Entry{"/public/course/1": e}}
+	if err := snapshot.WriteManifest(ctx, s, written); err != nil {
+		t.Fatalf("WriteManifest: %v", err)
+	}
+	if err := snapshot.WritePointer(ctx, s, snapshot.Pointer{ID: "s0", PublishedAt: built, Previous: []string{"s1"}}); err != nil {
+		t.Fatalf("WritePointer: %v", err)
+	}
+	if p, err := snapshot.ReadPointer(ctx, s); err != nil || p.ID != "s0" || !p.PublishedAt.Equal(built) || len(p.Previous) != 1 {
+		t.Errorf("ReadPointer after WritePointer = %+v, %v", p, err)
+	}
+	if m, err := snapshot.ReadCurrent(ctx, s); err != nil || m.ID != "s0" || !m.BuiltAt.Equal(built) || m.Documents["/public/course/1"] != e {
+		t.Errorf("ReadCurrent after WriteManifest = %+v, %v", m, err)
+	}
+	put(snapshot.PointerKey, `{"snapshot":"s1"}`)
+	m, err = snapshot.ReadCurrent(ctx, s)
 	if err != nil || m.ID != "s1" || m.Documents["/public/course/1"] != e {
 		t.Fatalf("ReadCurrent = %+v, %v", m, err)
 	}

@@ -63,7 +63,7 @@ func TestS3TrustsNoContentLength(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := store.Open(ctx, config.Store{URL: "s3://bucket/catalogue", Endpoint: "http://" + ln.Addr().String(), Region: "us-east-1"})
+	s, err := store.Open(ctx, store.Options{URL: "s3://bucket/catalogue", Endpoint: "http://" + ln.Addr().String(), Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

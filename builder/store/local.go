@@ -20,7 +20,8 @@ const tempPrefix = ".tmp-"
 // Local is a Store in a folder of the local file system: each key is a file under the root.
 // It needs no server, which makes it the embedded default.
 type Local struct {
-	root string
+	root   string
+	noSync bool // Unsynced: Put does not flush to disk
 }
 
 var _ Store = (*Local)(nil)
@@ -30,6 +31,13 @@ var _ Store = (*Local)(nil)
 func NewLocal(root string) *Local {
 	return &Local{root: filepath.Clean(root)}
 }
+
+// Unsynced returns the store of the same folder whose Puts do not flush to disk: still
+// atomic for readers (a temporary file renamed into place), but a crash may lose the
+// latest writes or leave an object empty. It suits copies whose objects are checked when
+// read back, such as the edge's disk cache, for which a sync per object would cost more
+// than the rest of the write.
+func (l *Local) Unsynced() *Local { return &Local{root: l.root, noSync: true} }
 
 // String describes the store for messages.
 func (l *Local) String() string { return "file://" + l.root }
@@ -122,14 +130,15 @@ func (l *Local) Put(ctx context.Context, key string, body []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
-	if err := writeAtomic(dir, name, body); err != nil {
+	if err := writeAtomic(dir, name, body, !l.noSync); err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	return nil
 }
 
-// writeAtomic replaces the file name in dir with body through a temporary file and rename.
-func writeAtomic(dir, name string, body []byte) (err error) {
+// writeAtomic replaces the file name in dir with body through a temporary file and rename,
+// flushing both to disk when sync is set.
+func writeAtomic(dir, name string, body []byte, sync bool) (err error) {
 	tmp, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
 		return err
@@ -149,14 +158,19 @@ func writeAtomic(dir, name string, body []byte) (err error) {
 		return err
 	}
 	// Without the fsync a crash after the rename could leave an empty file under the new name.
-	if err = tmp.Sync(); err != nil {
-		return err
+	if sync {
+		if err = tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}
 	if err = os.Rename(tmp.Name(), name); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	return syncDir(dir)
 }
@@ -196,36 +210,9 @@ func (l *Local) Delete(ctx context.Context, keys ...string) error {
 // List returns every key that starts with prefix, sorted. A root that does not exist yet
 // holds no keys.
 func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
-	// Walk only the deepest folder that can hold matching keys: "objects/ab" starts at
-	// "objects", which matters when the store holds 100,000 objects.
-	if !canMatch(prefix) {
-		return []string{}, nil // which also keeps the walk inside the root
-	}
-	start := l.root
-	if i := strings.LastIndex(prefix, "/"); i >= 0 {
-		start = filepath.Join(l.root, filepath.FromSlash(prefix[:i]))
-	}
 	keys := []string{}
-	err := filepath.WalkDir(start, func(name string, d fs.DirEntry, err error) error {
-		// A folder that does not exist (yet, or any more after a concurrent Delete) holds no
-		// keys; ENOTDIR means a segment of the prefix is a file, which holds none either.
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() || strings.HasPrefix(d.Name(), tempPrefix) {
-			return nil
-		}
-		rel, err := filepath.Rel(l.root, name)
-		if err != nil {
-			return err
-		}
-		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
+	err := l.walk(ctx, prefix, func(key, _ string, temp bool) error {
+		if !temp {
 			keys = append(keys, key)
 		}
 		return nil
@@ -237,6 +224,63 @@ func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
 	// ("a-b" sorts before "a/b" but its folder "a" is walked first).
 	slices.Sort(keys)
 	return keys, nil
+}
+
+// RemoveTemp removes the temporary files under prefix that Puts of a process killed while
+// writing left behind. Only a store's one writer may call it, between its own Puts: it
+// would remove the temporary file of another writer's Put in progress.
+func (l *Local) RemoveTemp(ctx context.Context, prefix string) error {
+	err := l.walk(ctx, prefix, func(_, name string, temp bool) error {
+		if !temp {
+			return nil
+		}
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove temporary files of %s: %w", prefix, err)
+	}
+	return nil
+}
+
+// walk calls visit with the key and file name of every file whose key starts with prefix,
+// temporary files (temp, whose key is no object's) included.
+func (l *Local) walk(ctx context.Context, prefix string, visit func(key, name string, temp bool) error) error {
+	// Walk only the deepest folder that can hold matching keys: "objects/ab" starts at
+	// "objects", which matters when the store holds 100,000 objects.
+	if !canMatch(prefix) {
+		return nil // which also keeps the walk inside the root
+	}
+	start := l.root
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		start = filepath.Join(l.root, filepath.FromSlash(prefix[:i]))
+	}
+	return filepath.WalkDir(start, func(name string, d fs.DirEntry, err error) error {
+		// A folder that does not exist (yet, or any more after a concurrent Delete) holds no
+		// keys; ENOTDIR means a segment of the prefix is a file, which holds none either.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(l.root, name)
+		if err != nil {
+			return err
+		}
+		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
+			return visit(key, name, strings.HasPrefix(d.Name(), tempPrefix))
+		}
+		return nil
+	})
 }
 
 // Ensure creates the root folder and its parents when they do not exist yet.

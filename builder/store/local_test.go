@@ -123,6 +123,47 @@ func TestLocalIgnoresLeftoverTempFiles(t *testing.T) {
 	}
 }
 
+// TestLocalRemoveTemp: RemoveTemp removes the temporary files under its prefix and nothing
+// else: objects, and temporary files under other prefixes, stay.
+func TestLocalRemoveTemp(t *testing.T) {
+	s, root := newLocal(t)
+	ctx := context.Background()
+	for _, key := range []string{"objects/ab/ab01.json", "current.json"} {
+		if err := s.Put(ctx, key, []byte("x")); err != nil {
+			t.Fatalf("Put: %v", err)
+		}
+	}
+	for _, name := range []string{"objects/ab/.tmp-123456", "objects/.tmp-1", ".tmp-987654"} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte("cut sh"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.RemoveTemp(ctx, "objects/"); err != nil {
+		t.Fatalf("RemoveTemp: %v", err)
+	}
+	want := map[string]fs.FileMode{"objects/ab/ab01.json": 0o644, "current.json": 0o644, ".tmp-987654": 0o600}
+	if diff := cmp.Diff(want, files(t, root)); diff != "" {
+		t.Errorf("files after RemoveTemp(objects/) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestLocalUnsynced: a Put through Unsynced writes the same objects, on the same folder,
+// as a synced one.
+func TestLocalUnsynced(t *testing.T) {
+	s, root := newLocal(t)
+	ctx := context.Background()
+	if err := s.Unsynced().Put(ctx, "objects/ab/ab01.json", []byte("unsynced")); err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	b, err := s.Get(ctx, "objects/ab/ab01.json")
+	if err != nil || string(b) != "unsynced" {
+		t.Errorf("Get after an unsynced Put = %q, %v; want %q", b, err, "unsynced")
+	}
+	if diff := cmp.Diff(map[string]fs.FileMode{"objects/ab/ab01.json": 0o644}, files(t, root)); diff != "" {
+		t.Errorf("files under the root mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // TestLocalMissingRoot: a store whose folder does not exist yet is empty, not broken, so
 // the edge can start before the first build.
 func TestLocalMissingRoot(t *testing.T) {

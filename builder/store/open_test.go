@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/builder/store"
-	"github.com/trainingco/catalogue/config"
 )
 
 // TestOpen: the URL's scheme picks the implementation (seen in String), and anything else is
@@ -27,7 +26,7 @@ func TestOpen(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		s, err := store.Open(context.Background(), config.Store{URL: tt.url, Endpoint: "http://127.0.0.1:9", Region: "us-east-1"})
+		s, err := store.Open(context.Background(), store.Options{URL: tt.url, Endpoint: "http://127.0.0.1:9", Region: "us-east-1"})
 		if tt.want == "" {
 			if err == nil {
 				t.Errorf("Open(%q) = %v; want an error", tt.url, s)

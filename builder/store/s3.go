@@ -19,8 +19,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
-
-	"github.com/trainingco/catalogue/config"
 )
 
 // maxIdleConnsPerHost is how many idle connections the client keeps open to the endpoint.
@@ -55,12 +53,12 @@ var _ Store = (*S3)(nil)
 // optional S3-compatible endpoint, cfg.Region the region. Credentials come from the SDK's
 // standard chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, shared files, instance roles).
 // The client is built once and is safe for concurrent use.
-func NewS3(ctx context.Context, cfg config.Store) (*S3, error) {
+func NewS3(ctx context.Context, cfg Options) (*S3, error) {
 	return newS3(ctx, cfg, requestTimeout)
 }
 
 // newS3 is NewS3 with each request attempt bounded by timeout.
-func newS3(ctx context.Context, cfg config.Store, timeout time.Duration) (*S3, error) {
+func newS3(ctx context.Context, cfg Options, timeout time.Duration) (*S3, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Scheme != "s3" || u.Host == "" {
 		return nil, fmt.Errorf("store.url: must be s3://BUCKET/PREFIX (got %q)", cfg.URL)

@@ -7,15 +7,13 @@ import (
 	"time"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-
-	"github.com/trainingco/catalogue/config"
 )
 
 // TestS3KeepsIdleConnections: the client the store really uses keeps at least 128 idle
 // connections per host, so the builder's ~64 concurrent uploads reuse their connections
 // instead of opening new ones (the SDK's default keeps 10). No request is made.
 func TestS3KeepsIdleConnections(t *testing.T) {
-	s, err := NewS3(context.Background(), config.Store{URL: "s3://bucket/catalogue", Endpoint: "http://127.0.0.1:9", Region: "us-east-1"})
+	s, err := NewS3(context.Background(), Options{URL: "s3://bucket/catalogue", Endpoint: "http://127.0.0.1:9", Region: "us-east-1"})
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
 	}
@@ -51,7 +49,7 @@ func TestS3RequestTimeout(t *testing.T) {
 			held = append(held, c)
 		}
 	}()
-	s, err := newS3(context.Background(), config.Store{URL: "s3://bucket/catalogue", Endpoint: "http://" + ln.Addr().String(), Region: "us-east-1"}, 300*time.Millisecond)
+	s, err := newS3(context.Background(), Options{URL: "s3://bucket/catalogue", Endpoint: "http://" + ln.Addr().String(), Region: "us-east-1"}, 300*time.Millisecond)
 	if err != nil {
 		t.Fatalf("newS3: %v", err)
 	}

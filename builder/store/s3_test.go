@@ -46,7 +46,7 @@ func TestS3NeedsEnsure(t *testing.T) {
 	cfg := newS3Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := store.NewS3(ctx, cfg)
+	s, err := store.NewS3(ctx, store.Options(cfg))
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestS3Layout(t *testing.T) {
 	cfg := newS3Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := store.NewS3(ctx, cfg)
+	s, err := store.NewS3(ctx, store.Options(cfg))
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
 	}
@@ -126,14 +126,14 @@ func TestS3Layout(t *testing.T) {
 // credentials, even ones written into the endpoint URL.
 func TestS3String(t *testing.T) {
 	tests := []struct {
-		cfg  config.Store
+		cfg  store.Options
 		want string
 	}{
-		{config.Store{URL: "s3://bucket/catalogue", Endpoint: "http://127.0.0.1:9100", Region: "us-east-1"},
+		{store.Options{URL: "s3://bucket/catalogue", Endpoint: "http://127.0.0.1:9100", Region: "us-east-1"},
 			"s3://bucket/catalogue (endpoint http://127.0.0.1:9100)"},
-		{config.Store{URL: "s3://bucket/a/b/", Endpoint: "http://minio:supersecret@127.0.0.1:9100", Region: "us-east-1"},
+		{store.Options{URL: "s3://bucket/a/b/", Endpoint: "http://minio:supersecret@127.0.0.1:9100", Region: "us-east-1"},
 			"s3://bucket/a/b (endpoint http://127.0.0.1:9100)"},
-		{config.Store{URL: "s3://bucket/catalogue", Region: "eu-west-1"},
+		{store.Options{URL: "s3://bucket/catalogue", Region: "eu-west-1"},
 			"s3://bucket/catalogue (region eu-west-1)"},
 	}
 	for _, tt := range tests {
@@ -156,7 +156,7 @@ func newS3Store(t testing.TB) config.Store {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		bucket := bucketOf(t, cfg)
-		whole, err := store.NewS3(ctx, config.Store{URL: "s3://" + bucket, Endpoint: cfg.Endpoint, Region: cfg.Region})
+		whole, err := store.NewS3(ctx, store.Options{URL: "s3://" + bucket, Endpoint: cfg.Endpoint, Region: cfg.Region})
 		if err != nil {
 			t.Errorf("clean up bucket %s: %v", bucket, err)
 			return

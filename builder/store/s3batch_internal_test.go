@@ -21,7 +21,7 @@ func openS3(t *testing.T, endpoint string) *S3 {
 	if endpoint != "" {
 		cfg.Endpoint = endpoint
 	}
-	s, err := NewS3(ctx, cfg)
+	s, err := NewS3(ctx, Options(cfg))
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
 	}

@@ -18,7 +18,7 @@ func newS3(t testing.TB) (*store.S3, string) {
 	t.Helper()
 	ctx := context.Background()
 	cfg := buildertest.NewS3Store(t)
-	s, err := store.NewS3(ctx, cfg)
+	s, err := store.NewS3(ctx, store.Options(cfg))
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestPutBatchLongPrefix(t *testing.T) {
 	ctx := context.Background()
 	cfg := buildertest.NewS3Store(t)
 	cfg.URL += "/" + strings.Repeat("deep-folder/", 12) // 144 more bytes
-	s, err := store.NewS3(ctx, cfg)
+	s, err := store.NewS3(ctx, store.Options(cfg))
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
 	}

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/trainingco/catalogue/config"
 )
 
 // ErrNotFound is returned by Get when the key does not exist.
@@ -38,8 +36,17 @@ type Store interface {
 	String() string
 }
 
+// Options say which store to open. They hold the keys store.* of the configuration, and
+// config.Store converts to them (store.Options(cfg.Store)): the store does not depend on
+// the configuration's shape.
+type Options struct {
+	URL      string // file://PATH or s3://BUCKET/PREFIX
+	Endpoint string // S3-compatible endpoint (MinIO); path-style addressing when set
+	Region   string // S3 region
+}
+
 // Open returns the store that cfg.URL names: file://PATH or s3://BUCKET/PREFIX.
-func Open(ctx context.Context, cfg config.Store) (Store, error) {
+func Open(ctx context.Context, cfg Options) (Store, error) {
 	switch {
 	case strings.HasPrefix(cfg.URL, "file://"):
 		return NewLocal(strings.TrimPrefix(cfg.URL, "file://")), nil

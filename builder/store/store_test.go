@@ -38,7 +38,7 @@ func eachStore(t *testing.T, ensure bool, f func(t *testing.T, ctx context.Conte
 			cfg := k.cfg(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			t.Cleanup(cancel)
-			s, err := store.Open(ctx, cfg)
+			s, err := store.Open(ctx, store.Options(cfg))
 			if err != nil {
 				t.Fatalf("Open(%q): %v", cfg.URL, err)
 			}

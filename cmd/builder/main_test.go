@@ -112,7 +112,7 @@ func countObjects(t *testing.T, storeURL, conf string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(context.Background(), cfg.Store)
+	s, err := store.Open(context.Background(), store.Options(cfg.Store))
 	if err != nil {
 		t.Fatal(err)
 	}

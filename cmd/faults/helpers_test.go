@@ -134,7 +134,7 @@ type inspector struct {
 
 func newInspector(t testing.TB, cfg config.Store) *inspector {
 	t.Helper()
-	st, err := store.Open(context.Background(), cfg)
+	st, err := store.Open(context.Background(), store.Options(cfg))
 	if err != nil {
 		t.Fatalf("open store %s: %v", cfg.URL, err)
 	}

@@ -100,7 +100,7 @@ func TestWriteErrorsLeavePointer(t *testing.T) {
 // fault f, then a third one without faults.
 func publishUnderFault(t *testing.T, cfg config.Store, f writeFault) {
 	ctx := context.Background()
-	real, err := store.Open(ctx, cfg)
+	real, err := store.Open(ctx, store.Options(cfg))
 	if err == nil {
 		err = real.Ensure(ctx)
 	}

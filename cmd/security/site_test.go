@@ -135,7 +135,7 @@ func newSite(t testing.TB, ds *dataset, o siteOptions) *site {
 func (s *site) start(t testing.TB, log *slog.Logger) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, s.cfg.Store)
+	st, err := store.Open(ctx, store.Options(s.cfg.Store))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -5,7 +5,6 @@ package docstoretest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -133,8 +132,12 @@ func (g *Catalogue) Publish(t testing.TB, dir, id string) int64 {
 		put(snapshot.ClassRoute(int64(id)), g.ClassBody(id))
 	}
 	st := store.NewLocal(dir)
-	putJSON(t, st, snapshot.ManifestKey(id), m)
-	putJSON(t, st, snapshot.PointerKey, snapshot.Pointer{ID: id, PublishedAt: m.BuiltAt})
+	if err := snapshot.WriteManifest(context.Background(), st, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.WritePointer(context.Background(), st, snapshot.Pointer{ID: id, PublishedAt: m.BuiltAt}); err != nil {
+		t.Fatal(err)
+	}
 	return total
 }
 
@@ -151,14 +154,3 @@ func (g *Catalogue) Change(t testing.TB, dir string, pct int, id string) int64 {
 
 // Classes is the number of classes, whose ids are 1 to Classes.
 func (g *Catalogue) Classes() int { return len(g.classes) }
-
-func putJSON(t testing.TB, st *store.Local, key string, v any) {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Put(context.Background(), key, b); err != nil {
-		t.Fatalf("put %s: %v", key, err)
-	}
-}

@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, cfg.Store)
+	st, err := store.Open(ctx, store.Options(cfg.Store))
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
