@@ -1,7 +1,8 @@
 # Entry points for developers and CI. `make test` is what CI runs (.ci/run); it needs only Go:
 # PostgreSQL, MinIO, Redis, staticcheck, Node.js with its npm tools and Chromium are installed on first use.
 #
-#   make test        gofmt, go vet, staticcheck, go build, the OpenAPI tools, then the tests against real services
+#   make test        gofmt, go mod tidy -diff, go vet, staticcheck, go build, the OpenAPI tools,
+#                    then the tests against real services
 #   make build       the binaries, into ./bin
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
 #   make services-stop
@@ -19,9 +20,9 @@ STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
 TEST_FLAGS ?= -race -count=1 -timeout 14m
 SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
-.PHONY: test fmt vet staticcheck compile openapi test-go build demo bench soak soak-cluster services services-stop clean
+.PHONY: test fmt tidy vet staticcheck compile openapi test-go build demo bench soak soak-cluster services services-stop clean
 
-test: fmt vet staticcheck compile openapi test-go
+test: fmt tidy vet staticcheck compile openapi test-go
 
 # fmt fails, listing them, when files are not gofmt-formatted.
 fmt:
@@ -29,6 +30,11 @@ fmt:
 	if [ -n "$$unformatted" ]; then \
 		echo "gofmt: these files need formatting (gofmt -w FILE):"; echo "$$unformatted"; exit 1; \
 	fi
+
+# tidy fails, showing the difference, when go.mod or go.sum are not what go mod tidy makes
+# of them: a requirement no code uses, or one missing or marked indirect wrongly.
+tidy:
+	$(GO) mod tidy -diff
 
 vet:
 	$(GO) vet ./...
