@@ -86,3 +86,13 @@ func (s *Server) handleOpenAPI(c echo.Context) error {
 // openAPICacheControl lets clients keep the document but ask again each time; the ETag
 // makes asking cheap, and a new release is seen at once.
 var openAPICacheControl = header("no-cache")
+
+// handleDocs serves the documentation page (edge/apidocs) at {base_path}/docs and its files
+// under {base_path}/docs/, without a token; any other name there is 404.
+func (s *Server) handleDocs(c echo.Context) error {
+	req := c.Request()
+	if !s.apiDocs.Serve(c.Response(), req, c.Param("*"), acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))) {
+		return fail(ErrNotFound, "Not Found.")
+	}
+	return nil
+}

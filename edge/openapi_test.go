@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -280,6 +282,9 @@ func TestOpenAPI(t *testing.T) {
 			continue
 		}
 		covered[key] = true
+		if err := fixedBody(doc, rec); call.methodOr() != http.MethodHead && err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 
 	// Every status the document promises was seen and checked, so no part of it is untested.
@@ -483,4 +488,27 @@ func TestOpenAPIBasePath(t *testing.T) {
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("the documents of two base paths differ beyond servers[0].url")
 	}
+}
+
+// fixedBodies are the error responses whose body never varies, by status: the document's
+// example of each must be that body exactly, as partners match on it.
+var fixedBodies = map[int]string{http.StatusUnauthorized: "Unauthenticated", http.StatusTooManyRequests: "TooManyRequests"}
+
+// fixedBody checks that a 401 or 429 body is the example its documented response gives.
+func fixedBody(doc *openapi3.T, rec *httptest.ResponseRecorder) error {
+	name, ok := fixedBodies[rec.Code]
+	if !ok {
+		return nil
+	}
+	var want, got any
+	if resp := doc.Components.Responses[name]; resp != nil && resp.Value.Content.Get("application/json") != nil {
+		want = resp.Value.Content.Get("application/json").Example
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		return fmt.Errorf("body %s: %w", rec.Body, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return fmt.Errorf("the body is not the example of the documented %s response (-example +body):\n%s", name, diff)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ package edge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/apidocs"
 	"github.com/trainingco/catalogue/edge/auth"
 	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/edge/ratelimit"
@@ -56,6 +58,7 @@ type Server struct {
 	now     func() time.Time
 	echo    *echo.Echo
 	docs    *docstore.Holder   // the current snapshot
+	apiDocs *apidocs.Docs      // the documentation page
 	auth    *auth.Gate         // token hashes and limits
 	search  *search.Searcher   // the live class search
 	metrics *telemetry.Metrics // Prometheus collectors
@@ -88,6 +91,11 @@ func New(opts Options) (*Server, error) {
 		cacheControl: header("private, max-age=" + strconv.Itoa(int(cfg.CacheMaxAge/time.Second))),
 		retryAfter:   header(strconv.Itoa(max(1, int(cfg.PollInterval/time.Second)))),
 	}
+	apiDocs, err := apidocs.New(cfg.BasePath)
+	if err != nil {
+		return nil, fmt.Errorf("edge: %w", err)
+	}
+	s.apiDocs = apiDocs
 	s.docs = docstore.New(s.docsOptions())
 	s.auth = auth.New(auth.Options{Pool: opts.Replica, Templates: opts.Templates, Refresh: cfg.TokenRefresh,
 		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
@@ -143,6 +151,10 @@ func (s *Server) newEcho() *echo.Echo {
 	api := e.Group(s.cfg.BasePath)
 	// The API description, public so that client generators can fetch it.
 	api.Match(getHead, "/openapi.json", s.handleOpenAPI)
+	// The documentation page rendering it and the page's files, public too: for partner
+	// developers' browsers.
+	api.Match(getHead, "/docs", s.handleDocs)
+	api.Match(getHead, "/docs/*", s.handleDocs)
 
 	// Everything else needs a token and counts against its limit, unknown paths included:
 	// they answer 404 only to a valid token.
