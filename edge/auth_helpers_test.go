@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -147,6 +148,7 @@ var authHeaders = []string{"Content-Type", "WWW-Authenticate", "X-RateLimit-Limi
 // req describes one request: its target, Authorization values (none: no header) and
 // remote address (empty: httptest's 192.0.2.1:1234).
 type req struct {
+	method string // empty: GET
 	target string
 	auth   []string
 	remote string
@@ -155,7 +157,7 @@ type req struct {
 
 // send serves r and returns the status, the authHeaders present, and the body.
 func (env *authEnv) send(r req) response {
-	hr := httptest.NewRequest(http.MethodGet, r.target, nil)
+	hr := httptest.NewRequest(cmp.Or(r.method, http.MethodGet), r.target, nil)
 	for _, a := range r.auth {
 		hr.Header.Add("Authorization", a)
 	}

@@ -46,7 +46,7 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 		err = s.call(c, next)
 		pattern = c.Path()
 	} else {
-		err = fail(ErrMethod, "Method Not Allowed.")
+		err = s.stray(c, fail(ErrMethod, "Method Not Allowed."))
 	}
 	if err != nil {
 		c.Error(err)
@@ -54,7 +54,7 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 	end := time.Now()
 	d := end.Sub(start)
 	s.reqLog.Write(req.Context(), end, &telemetry.RequestLine{
-		Method:   req.Method,
+		Method:   telemetry.LoggedValue(req.Method),
 		Route:    s.metrics.Observe(pattern, res.Status, d),
 		Path:     telemetry.LoggedPath(req.URL.Path),
 		Status:   res.Status,
@@ -111,7 +111,7 @@ func (s *Server) recovered(c echo.Context, err *error) {
 	*err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 	if c.Response().Committed {
 		// The error handler cannot answer any more, and so does not log either.
-		s.log.Error("panic after the response started", "method", c.Request().Method,
+		s.log.Error("panic after the response started", "method", telemetry.LoggedValue(c.Request().Method),
 			"path", telemetry.LoggedPath(c.Request().URL.Path), "error", *err)
 		*err = nil
 	}

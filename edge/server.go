@@ -143,6 +143,10 @@ func (s *Server) newEcho() *echo.Echo {
 	e.IPExtractor = s.ipExtractor()
 	e.Use(s.front, s.cors())
 
+	// Any other path needs no token either; it counts against the address like a failed
+	// authentication (stray.go).
+	e.RouteNotFound("/*", s.handleStray)
+
 	// Outside the versioned base path, no token: probes and scrapers.
 	e.Match(getHead, "/healthz", s.handleHealthz)
 	e.Match(getHead, "/readyz", s.handleReadyz)
@@ -171,7 +175,9 @@ func (s *Server) newEcho() *echo.Echo {
 
 	var patterns []string
 	for _, r := range e.Routes() {
-		patterns = append(patterns, r.Path)
+		if r.Path != "/*" { // handleStray's: its requests are counted and logged as unmatched
+			patterns = append(patterns, r.Path)
+		}
 	}
 	s.metrics.SetRoutes(patterns)
 	return e

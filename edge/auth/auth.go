@@ -222,6 +222,17 @@ func (g *Gate) failed(ctx context.Context, addr string) (ratelimit.Decision, err
 	return ratelimit.Decision{}, &Refusal{Kind: ErrUnauthenticated}
 }
 
+// Stray counts a request that reached no endpoint (an unknown path outside /public, a
+// method the edge refuses) against its address like a failed authentication, and refuses it
+// with a *Refusal once the address has used up its allowance. Such requests need no token:
+// unbounded, they would be answered, and logged, as fast as anyone can send them.
+func (g *Gate) Stray(ctx context.Context, addr string) error {
+	if d, err := g.failures.Allow(ctx, failureKey(addr)); err == nil && !d.Allowed {
+		return &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
+	}
+	return nil
+}
+
 // failureKey is what a client address's failures count against: an IPv4 address (also when
 // written as IPv4-mapped IPv6), or an IPv6 address's /64, the smallest block networks hand
 // a client (RFC 6177), which a client can otherwise spread its guesses over.

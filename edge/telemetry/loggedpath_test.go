@@ -27,8 +27,39 @@ func FuzzLoggedPath(f *testing.F) {
 				segs[i] = seg[:j] + apitoken.Prefix + "[redacted]"
 			}
 		}
-		if got, want := LoggedPath(p), strings.Join(segs, "/"); got != want {
-			t.Fatalf("LoggedPath(%q) = %q, want %q", p, got, want)
+		want := strings.Join(segs, "/")
+		got := LoggedPath(p)
+		if len(want) <= 256 {
+			if got != want {
+				t.Fatalf("LoggedPath(%q) = %q, want %q", p, got, want)
+			}
+			return
+		}
+		// Longer: cut to at most 256 bytes, at most 3 fewer (a character boundary), and marked.
+		kept, _, ok := strings.Cut(got, "…(")
+		if !ok || len(kept) > 256 || len(kept) < 253 || !strings.HasPrefix(want, kept) || len(got) > 256+32 {
+			t.Fatalf("LoggedPath(%d bytes) = %q, want the first 253-256 bytes of %q and a mark", len(p), got, want)
 		}
 	})
+}
+
+// TestLoggedValuesAreBounded: a path or method of any length takes at most 256 bytes of a
+// log line, and the cut never splits a character.
+func TestLoggedValuesAreBounded(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+	}{
+		{"/short", "/short"},
+		{strings.Repeat("a", 256), strings.Repeat("a", 256)},
+		{strings.Repeat("a", 900<<10), strings.Repeat("a", 256) + "…(921344 more bytes)"},
+		// "é" is 2 bytes: the 128th would end at byte 256, the 129th would cross it.
+		{"/" + strings.Repeat("é", 200), "/" + strings.Repeat("é", 127) + "…(146 more bytes)"},
+	} {
+		if got := LoggedPath(tt.in); got != tt.want {
+			t.Errorf("LoggedPath(%d bytes) = %q, want %q", len(tt.in), got, tt.want)
+		}
+		if got := LoggedValue(tt.in); got != tt.want {
+			t.Errorf("LoggedValue(%d bytes) = %q, want %q", len(tt.in), got, tt.want)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
 )
@@ -106,17 +107,18 @@ func appendRequestLine(b []byte, t time.Time, l *RequestLine) []byte {
 
 // LoggedPath is the path as it is logged: from the token prefix to the end of its segment
 // is replaced, so that a token put in the path by mistake (whole, cut or mistyped) never
-// reaches the log. A path without the prefix is returned as it is, without allocating.
+// reaches the log, and the result is cut by LoggedValue. A short path without the prefix is
+// returned as it is, without allocating.
 func LoggedPath(p string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(p, apitoken.Prefix)
 		if i < 0 {
 			if b.Len() == 0 {
-				return p
+				return LoggedValue(p)
 			}
 			b.WriteString(p)
-			return b.String()
+			return LoggedValue(b.String())
 		}
 		b.WriteString(p[:i])
 		b.WriteString(apitoken.Prefix + "[redacted]")
@@ -127,4 +129,22 @@ func LoggedPath(p string) string {
 			p = ""
 		}
 	}
+}
+
+// MaxLogged is the most bytes of a value the client chose (its path, its method) that a
+// log line holds: a 900 KB path is answered 404 without a token, and must not write 900 KB
+// of log.
+const MaxLogged = 256
+
+// LoggedValue is s as it is logged: cut to MaxLogged bytes, at a character boundary, and
+// marked with how many bytes were left out. A short s is returned as it is.
+func LoggedValue(s string) string {
+	if len(s) <= MaxLogged {
+		return s
+	}
+	cut := MaxLogged
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
 }

@@ -1,0 +1,55 @@
+package edge
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// TestStrayRequestsLimitedPerAddress: requests that reach no endpoint need no token, so
+// they count against their address's allowance of failures like failed authentications
+// (D23): an unknown path outside /public gets 404, a refused method 405, until the address
+// has used up its 60 in the rolling minute, then 429. The probes and the OpenAPI document
+// are not counted, and a valid token is still served.
+func TestStrayRequestsLimitedPerAddress(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	notFound := response{Status: 404, Body: `{"message":"Not Found."}` + "\n", Headers: map[string]string{"Content-Type": jsonContentType}}
+	notAllowed := response{Status: 405, Body: `{"message":"Method Not Allowed."}` + "\n", Headers: map[string]string{"Content-Type": jsonContentType}}
+	for i := range 60 {
+		r, want := req{target: "/wp-login.php?x=" + strconv.Itoa(i)}, notFound
+		switch i % 3 {
+		case 1:
+			r, want = req{target: "/api/v2/" + strings.Repeat("x", 1000)}, notFound
+		case 2:
+			r, want = req{method: http.MethodPost, target: "/api/v2/public/courses"}, notAllowed
+		}
+		if diff := gocmp.Diff(want, env.send(r)); diff != "" {
+			t.Fatalf("stray request %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+		for _, probe := range []string{"/healthz", "/readyz", "/metrics", "/api/v2/openapi.json"} {
+			if got := env.send(req{target: probe}); got.Status != http.StatusOK {
+				t.Fatalf("GET %s after %d stray requests: status %d, want 200", probe, i+1, got.Status)
+			}
+		}
+	}
+	limited := response{Status: 429, Body: bodyTooMany, Headers: map[string]string{"Content-Type": jsonContentType,
+		"Retry-After": "60", "X-RateLimit-Reset": strconv.FormatInt(authT0Unix+60, 10)}}
+	for _, tt := range []struct {
+		name string
+		r    req
+		want response
+	}{
+		{"unknown path", req{target: "/wp-login.php"}, limited},
+		{"refused method", req{method: http.MethodDelete, target: "/"}, limited},
+		{"failed authentication", req{target: course1}, limited},
+		{"valid token", req{target: course1, auth: env.bearer()}, ok("59")},
+		{"another address", req{target: "/wp-login.php", remote: "198.51.100.7:4000"}, notFound},
+	} {
+		if diff := gocmp.Diff(tt.want, env.send(tt.r)); diff != "" {
+			t.Errorf("%s after 60 stray requests mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
