@@ -14,11 +14,16 @@ import (
 	"github.com/trainingco/catalogue/edge/telemetry"
 )
 
-// cacheEntries bounds the search cache. An entry is one page of at most 50 classes
-// (about 20 KB with its gzip copy at most, a few KB usually), so the cache stays under about
-// 20 MB whatever clients send; a catalogue's pages repeat far fewer distinct searches than
-// this within edge.search_cache.
-const cacheEntries = 1024
+// cacheEntries and cacheBytes bound the search cache. An entry is one page of at most 50
+// classes (about 20 KB with its gzip copy at most, a few KB usually) and a key of at most a
+// few hundred bytes (MaxSearch); a catalogue's pages repeat far fewer distinct searches
+// than this within edge.search_cache. cacheBytes counts each entry's key and twice its
+// body (its gzip copy, made on demand, is smaller), so that no mix of requests makes the
+// cache hold more, whatever the entry count.
+const (
+	cacheEntries = 1024
+	cacheBytes   = 32 << 20
+)
 
 // cache keeps the responses of live searches for edge.search_cache, so that the
 // searches a catalogue's pages repeat (a calendar's month, page 1 of a filter) query the
@@ -42,6 +47,8 @@ type cache struct {
 	ahead   time.Duration // an entry is refreshed when asked for this close to expiry
 	now     func() time.Time
 	entries *lru.Cache[string, *entry]
+	addMu   sync.Mutex // serialises adds, so that held is exact
+	held    int        // bytes the entries count for (entryBytes); under addMu or in an eviction
 	flights singleflight.Group
 	slots   chan struct{} // one per refresh running in the background
 
@@ -76,7 +83,9 @@ func newCache(ttl time.Duration, now func() time.Time, reg *prometheus.Registry)
 	if ttl <= 0 {
 		return nil
 	}
-	entries, err := lru.New[string, *entry](cacheEntries)
+	c := &cache{}
+	// Evictions happen inside Add and RemoveOldest, which c.add calls under addMu.
+	entries, err := lru.NewWithEvict(cacheEntries, func(k string, e *entry) { c.held -= entryBytes(k, e) })
 	if err != nil {
 		panic(err) // only a size below 1 fails
 	}
@@ -84,7 +93,7 @@ func newCache(ttl time.Duration, now func() time.Time, reg *prometheus.Registry)
 		Name: "catalogue_edge_search_cache_requests_total",
 		Help: "Live searches by how the search cache answered them: hit (a fresh cached response), miss (ran the query), shared (waited for the same query another request ran), refresh (a hit that also started refreshing its entry ahead of expiry).",
 	}, []string{"result"}))
-	return &cache{
+	*c = cache{
 		ttl: ttl, ahead: ttl / 5, now: now, entries: entries,
 		slots:     make(chan struct{}, RefreshSlots),
 		hits:      requests.WithLabelValues("hit"),
@@ -96,6 +105,7 @@ func newCache(ttl time.Duration, now func() time.Time, reg *prometheus.Registry)
 			Help: "Live searches waiting for a query of the search cache, their own or a shared one.",
 		})),
 	}
+	return c
 }
 
 // get returns the response for key: the cached one while it is fresh, else the one fill
@@ -178,9 +188,25 @@ func (c *cache) load(ctx context.Context, key string, fill func(context.Context)
 	}
 	expires := began.Add(c.ttl)
 	e := &entry{body: body, expires: expires, refresh: expires.Add(-c.ahead)}
-	c.entries.Add(key, e)
+	c.add(key, e)
 	return e, nil
 }
+
+// add caches e under key and then drops the least recently used entries while they take
+// more than cacheBytes (the one just added stays, whatever its size).
+func (c *cache) add(key string, e *entry) {
+	c.addMu.Lock()
+	defer c.addMu.Unlock()
+	c.entries.Remove(key) // a refreshed entry: its bytes go before the new ones count
+	c.entries.Add(key, e)
+	c.held += entryBytes(key, e)
+	for c.held > cacheBytes && c.entries.Len() > 1 {
+		c.entries.RemoveOldest()
+	}
+}
+
+// entryBytes is what the entry of key counts for against cacheBytes.
+func entryBytes(key string, e *entry) int { return len(key) + 2*len(e.body) }
 
 // fresh returns the entry of key if it is cached and has not expired. Freshness is measured
 // from the start of the query that filled it.

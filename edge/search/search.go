@@ -71,6 +71,9 @@ func (r Result) Gzip() []byte {
 // Search answers p on the day today (D1). An error means the replica failed or was too
 // slow: the client should try again later.
 func (s *Searcher) Search(ctx context.Context, today time.Time, p Params) (Result, error) {
+	if matchesNothing(p.Search) {
+		return Result{body: emptyPage}, nil
+	}
 	if s.cache == nil {
 		body, err := s.timedPage(ctx, today, p)
 		return Result{body: body}, err
@@ -82,6 +85,24 @@ func (s *Searcher) Search(ctx context.Context, today time.Time, p Params) (Resul
 		return Result{}, err
 	}
 	return Result{body: e.body, entry: e}, nil
+}
+
+// MaxSearch is the longest search term, in characters, that can match: course names are
+// far shorter. A longer term matches nothing (D11), and is answered so without a query, a
+// cache entry or a replica connection held while PostgreSQL scans for a megabyte of text.
+const MaxSearch = 256
+
+// emptyPage is the response of a search that matches nothing (D10).
+var emptyPage, _ = json.Marshal(page{Data: []item{}, LastPage: 1})
+
+// matchesNothing reports a term no course name can hold (D11): longer than MaxSearch
+// characters, or with a NUL or invalid UTF-8, which PostgreSQL would refuse (the client
+// would get a 503 for its own input).
+func matchesNothing(term string) bool {
+	if len(term) > utf8.UTFMax*MaxSearch || len(term) > MaxSearch && utf8.RuneCountInString(term) > MaxSearch {
+		return true
+	}
+	return !utf8.ValidString(term) || strings.IndexByte(term, 0) >= 0
 }
 
 // Caching reports whether responses are reused (Options.CacheTTL is not 0).
@@ -109,11 +130,6 @@ func (s *Searcher) timedPage(ctx context.Context, today time.Time, p Params) ([]
 // response body.
 func (s *Searcher) page(ctx context.Context, today time.Time, p Params) ([]byte, error) {
 	pg := page{Data: []item{}, LastPage: 1}
-	if !utf8.ValidString(p.Search) || strings.IndexByte(p.Search, 0) >= 0 {
-		// No course name holds a NUL or invalid UTF-8, so nothing matches (D11); PostgreSQL
-		// would refuse the text, and the client would get a 503 for its own input.
-		return json.Marshal(pg)
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	args := queryArgs(today, p)
