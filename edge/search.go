@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge/search"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) handleSearch(c echo.Context) error {
 		return err
 	}
 	p.CourseID = courseID
-	today := s.opts.Config.Today(s.now())
+	today := config.Today(s.now(), s.loc)
 	res, err := s.search.Search(c.Request().Context(), today, p)
 	if err != nil {
 		return failCause(ErrUnavailable, err, "The class search is temporarily unavailable. Please try again shortly.")

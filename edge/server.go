@@ -56,6 +56,7 @@ type Server struct {
 	cfg     config.Edge
 	log     *slog.Logger
 	now     func() time.Time
+	loc     *time.Location // the configured timezone
 	echo    *echo.Echo
 	docs    *docstore.Holder   // the current snapshot
 	apiDocs *apidocs.Docs      // the documentation page
@@ -83,8 +84,13 @@ func New(opts Options) (*Server, error) {
 	if opts.Registry == nil {
 		opts.Registry = prometheus.NewRegistry()
 	}
+	// The zone of "today" (D1), resolved once: LoadLocation reads its file on every call.
+	loc, err := time.LoadLocation(opts.Config.Timezone)
+	if err != nil {
+		return nil, fmt.Errorf("timezone: %w", err)
+	}
 	cfg := opts.Config.Edge
-	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, now: opts.Now,
+	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, now: opts.Now, loc: loc,
 		metrics:      telemetry.NewMetrics(opts.Registry),
 		ids:          telemetry.NewRequestIDs(),
 		reqLog:       telemetry.NewRequestLog(opts.Logger, opts.RequestLog),
