@@ -138,7 +138,7 @@ func Default() Config {
 			Listen:        ":8080",
 			BasePath:      "/api/v2",
 			RateLimit:     60,
-			PollInterval:  5 * time.Second,
+			PollInterval:  time.Second,
 			TokenRefresh:  10 * time.Second,
 			CacheMaxAge:   60 * time.Second,
 			SearchTimeout: 2 * time.Second,

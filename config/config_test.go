@@ -30,7 +30,7 @@ func TestLoadDefaults(t *testing.T) {
 		Timezone: "UTC",
 		Builder: Builder{Schedule: "*/5 * * * *", Keep: 10, MaxShrink: 0.5, CollectGrace: time.Hour, Listen: true,
 			Debounce: 100 * time.Millisecond, MaxDelay: time.Second, ReplicaWait: 10 * time.Second},
-		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: 5 * time.Second,
+		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
 			SearchCache: 5 * time.Second, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
 	}

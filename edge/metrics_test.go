@@ -56,6 +56,8 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_search_duration_seconds_sum{}`:                          0.15,
 		`catalogue_edge_snapshot_info{snapshot="snap-auth"}`:                    1,
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`:                     1803902400, // 2027-03-01T12:00:00Z
+		// The snapshot was loaded from the store, through its pointer.
+		`catalogue_edge_pointer_to_served_seconds_count{}`: 1,
 	}
 	fams := scrape(t, env)
 	if diff := cmp.Diff(want, flatten(fams, "catalogue_edge_")); diff != "" {
@@ -68,11 +70,16 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A new snapshot replaces the old one's series rather than adding to them.
-	env.s.metrics.SnapshotLoaded("snap-b", time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC))
+	// Its pointer's time gives the pointer-to-served lag: one more observation.
+	env.s.metrics.SnapshotLoaded("snap-b", time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC), time.Date(2027, 3, 2, 0, 0, 1, 0, time.UTC))
 	got := flatten(scrape(t, env), "catalogue_edge_snapshot_")
+	for k, v := range flatten(scrape(t, env), "catalogue_edge_pointer_to_served_seconds") {
+		got[k] = v
+	}
 	want = map[string]float64{
 		`catalogue_edge_snapshot_info{snapshot="snap-b"}`:   1,
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`: 1803945600, // 2027-03-02T00:00:00Z
+		`catalogue_edge_pointer_to_served_seconds_count{}`:  2,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("snapshot metrics after snapshotLoaded(snap-b) mismatch (-want +got):\n%s", diff)

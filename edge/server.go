@@ -117,7 +117,7 @@ func New(opts Options) (*Server, error) {
 func (s *Server) docsOptions() docstore.Options {
 	m := s.metrics
 	return docstore.Options{Store: s.opts.Store, CacheDir: s.cfg.CacheDir, PollInterval: s.cfg.PollInterval,
-		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) { m.SnapshotLoaded(snap.ID(), snap.BuiltAt()) }}
+		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) { m.SnapshotLoaded(snap.ID(), snap.BuiltAt(), snap.PublishedAt()) }}
 }
 
 // Handler returns the HTTP handler of every route.

@@ -71,6 +71,10 @@ func TestPublishChanges(t *testing.T) {
 		if diff := cmp.Diff(wantPuts, puts); diff != "" {
 			t.Errorf("Put order mismatch (-want +got):\n%s", diff)
 		}
+		// The pointer names the snapshot the delta is over; a full build's names none.
+		if ptr, err := snapshot.ReadPointer(context.Background(), r); err != nil || ptr.Base != first.SnapshotID {
+			t.Errorf("pointer = %+v, %v; want its base %s", ptr, err, first.SnapshotID)
+		}
 		// The delta over the first snapshot gives the stored manifest.
 		d, err := snapshot.ReadDelta(context.Background(), r, res.SnapshotID)
 		if err != nil {
@@ -88,6 +92,10 @@ func TestPublishChanges(t *testing.T) {
 		}
 		if _, err := d.Apply(cur); err == nil {
 			t.Error("Apply over a snapshot that is not its base: no error")
+		}
+		mustPublish(t, p, base)
+		if ptr, err := snapshot.ReadPointer(context.Background(), r); err != nil || ptr.Base != "" {
+			t.Errorf("pointer after a full publication = %+v, %v; want no base", ptr, err)
 		}
 	})
 }

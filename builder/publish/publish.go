@@ -15,7 +15,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -236,14 +235,7 @@ func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapsho
 // writeDelta stores d, after the objects it names and before the manifest and pointer.
 func (p *Publisher) writeDelta(ctx context.Context, d *snapshot.Delta) error {
 	p.report(Progress{Phase: PhaseManifest})
-	b, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("encode delta: %w", err)
-	}
-	if err := p.Store.Put(ctx, snapshot.DeltaKey(d.ID), b); err != nil {
-		return fmt.Errorf("write delta %s: %w", d.ID, err)
-	}
-	return nil
+	return snapshot.WriteDelta(ctx, p.Store, d)
 }
 
 // recordChanges notes in b which routes of m differ from cur, the previous snapshot. Only
@@ -311,13 +303,18 @@ func (p *Publisher) commit(ctx context.Context, m *snapshot.Manifest) (snapshot.
 	if err := snapshot.WriteManifest(ctx, p.Store, m); err != nil {
 		return snapshot.Pointer{}, err
 	}
-	return p.writePointer(ctx, m.ID)
+	base := ""
+	if m.Build != nil && m.Build.Incremental {
+		base = m.Build.Base // its delta is stored (finish)
+	}
+	return p.writePointer(ctx, m.ID, base)
 }
 
 // writePointer makes snapshot id current and returns the pointer it wrote, which
-// remembers the snapshot it replaces (nextPointer). The context is checked first so that a
-// cancellation that arrived during the previous step publishes nothing.
-func (p *Publisher) writePointer(ctx context.Context, id string) (snapshot.Pointer, error) {
+// remembers the snapshot it replaces (nextPointer) and names base, the snapshot id's delta
+// is over, when it has one. The context is checked first so that a cancellation that
+// arrived during the previous step publishes nothing.
+func (p *Publisher) writePointer(ctx context.Context, id, base string) (snapshot.Pointer, error) {
 	if err := ctx.Err(); err != nil {
 		return snapshot.Pointer{}, fmt.Errorf("write pointer: %w", err)
 	}
@@ -338,6 +335,7 @@ func (p *Publisher) writePointer(ctx context.Context, id string) (snapshot.Point
 		kept, _ = partition(ids, p.keep(), old)
 	}
 	ptr := nextPointer(old, id, kept, p.keep(), p.now())
+	ptr.Base = base
 	if err := snapshot.WritePointer(ctx, p.Store, ptr); err != nil {
 		return snapshot.Pointer{}, err
 	}

@@ -99,7 +99,7 @@ func (p *Publisher) Rollback(ctx context.Context, id string) (string, error) {
 	if err := p.verify(ctx, target); err != nil {
 		return "", fmt.Errorf("roll back to %s: %w", target, err)
 	}
-	if _, err := p.writePointer(ctx, target); err != nil {
+	if _, err := p.writePointer(ctx, target, ""); err != nil {
 		return "", fmt.Errorf("roll back to %s: %w", target, err)
 	}
 	return target, nil

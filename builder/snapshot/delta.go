@@ -73,6 +73,18 @@ func (d *Delta) Apply(base *Manifest) (*Manifest, error) {
 	return m, nil
 }
 
+// WriteDelta stores d, after the objects it names and before its snapshot's manifest.
+func WriteDelta(ctx context.Context, s Putter, d *Delta) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode delta %s: %w", d.ID, err)
+	}
+	if err := s.Put(ctx, DeltaKey(d.ID), b); err != nil {
+		return fmt.Errorf("write delta %s: %w", d.ID, err)
+	}
+	return nil
+}
+
 // ReadDelta returns the delta of snapshot id; an error wrapping store.ErrNotFound when it
 // has none.
 func ReadDelta(ctx context.Context, s Getter, id string) (*Delta, error) {

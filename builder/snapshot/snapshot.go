@@ -129,6 +129,9 @@ type Pointer struct {
 	// build stopped between manifest and pointer) or is no longer kept. Nil in a pointer
 	// written before the list existed; an empty list is written as [] so the two differ.
 	Previous []string `json:"previous"`
+	// Base, when set, is the snapshot this one was built over: a reader that holds Base
+	// can load this one from its delta (DeltaKey) rather than its manifest.
+	Base string `json:"base,omitempty"`
 }
 
 // Hash returns the hex SHA-256 of b.
@@ -261,6 +264,11 @@ func ReadPointer(ctx context.Context, s Getter) (Pointer, error) {
 	if err != nil {
 		return Pointer{}, fmt.Errorf("read pointer: %w", err)
 	}
+	return ParsePointer(b)
+}
+
+// ParsePointer decodes the content of PointerKey.
+func ParsePointer(b []byte) (Pointer, error) {
 	var p Pointer
 	if err := json.Unmarshal(b, &p); err != nil || p.ID == "" {
 		return Pointer{}, fmt.Errorf("read pointer: malformed %s", PointerKey)

@@ -47,6 +47,9 @@ type Holder struct {
 	// fetches only the rest: a transient error in a large first load costs one document,
 	// not the whole catalogue again. Guarded by mu.
 	leftover docIndex
+	// ptrTag is the version of the pointer that the snapshot being served was loaded from
+	// (see pointer); "" forces the next poll to read it whole. Guarded by mu.
+	ptrTag string
 }
 
 // New returns a Holder with no snapshot until Start.
@@ -167,8 +170,13 @@ func (d *Holder) Refresh(ctx context.Context) error {
 }
 
 // Swap makes s the snapshot Current returns, as a load does: s may be one Load returned,
-// or one this Holder served before.
-func (d *Holder) Swap(s *Snapshot) { d.swap(s, "caller", 0) }
+// or one this Holder served before. The next poll reads the pointer whole again.
+func (d *Holder) Swap(s *Snapshot) {
+	d.mu.Lock()
+	d.ptrTag = ""
+	d.mu.Unlock()
+	d.swap(s, "caller", 0)
+}
 
 // refresh loads the snapshot the pointer names when it is not the one being served, taking
 // unchanged documents from the current snapshot and from reuse, swaps it in, and saves it
@@ -176,15 +184,16 @@ func (d *Holder) Swap(s *Snapshot) { d.swap(s, "caller", 0) }
 func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	p, err := snapshot.ReadPointer(ctx, d.store)
-	if err != nil {
+	p, tag, changed, err := d.pointer(ctx)
+	if err != nil || !changed {
 		return err
 	}
 	cur := d.Current()
 	if cur != nil && cur.id == p.ID {
+		d.ptrTag = tag
 		return nil
 	}
-	m, err := snapshot.ReadManifest(ctx, d.store, p.ID)
+	m, fromDelta, err := d.manifest(ctx, p, cur)
 	if err != nil {
 		return err
 	}
@@ -201,13 +210,23 @@ func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 		return err
 	}
 	d.leftover = nil
+	next.publishedAt = p.PublishedAt
 	n := len(fetched) // fetched is garbage from here: release may collect it
 	// The load's garbage goes back to the OS (see release) before the snapshot is served,
 	// so that the edge's memory has settled once it reads ready; again after the swap and
-	// the save, for the chunks only the previous snapshot used and the save's garbage.
-	release()
-	d.swap(next, "store", n)
-	defer release()
+	// the save, for the chunks only the previous snapshot used and the save's garbage. A
+	// load from a delta fetched a few documents: its garbage is a couple of manifests'
+	// maps, which the next collection takes, not worth two forced ones per change.
+	if !fromDelta {
+		release()
+		defer release()
+	}
+	source := "store"
+	if fromDelta {
+		source = "store, delta over " + cur.id
+	}
+	d.swap(next, source, n)
+	d.ptrTag = tag
 	if d.cache == nil {
 		return nil
 	}

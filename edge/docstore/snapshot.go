@@ -18,14 +18,15 @@ import (
 // pointers would be scanned by every garbage collection, and under load the edge collects
 // several times a second; maps without pointers are not scanned at all.
 type Snapshot struct {
-	id       string
-	builtAt  time.Time
-	idHeader []string          // the id as a header value, made once rather than per response
-	head     snapshot.Manifest // the manifest without its documents, which the indexes hold
-	docs     []Document        // each distinct document once; the indexes hold positions in it
-	routes   map[string]docPos // route -> document: the course lists and popular
-	courses  idIndex           // course id -> its document
-	classes  idIndex           // class id -> its document
+	id          string
+	builtAt     time.Time
+	publishedAt time.Time         // when the pointer to it was written; zero when not loaded from the store
+	idHeader    []string          // the id as a header value, made once rather than per response
+	head        snapshot.Manifest // the manifest without its documents, which the indexes hold
+	docs        []Document        // each distinct document once; the indexes hold positions in it
+	routes      map[string]docPos // route -> document: the course lists and popular
+	courses     idIndex           // course id -> its document
+	classes     idIndex           // class id -> its document
 }
 
 // ID is the snapshot's id, as the store's pointer names it.
@@ -33,6 +34,10 @@ func (s *Snapshot) ID() string { return s.id }
 
 // BuiltAt is when the builder built the snapshot.
 func (s *Snapshot) BuiltAt() time.Time { return s.builtAt }
+
+// PublishedAt is when the builder wrote the pointer that named the snapshot, as the pointer
+// says, for a snapshot loaded from the store; the zero time for one from edge.cache_dir.
+func (s *Snapshot) PublishedAt() time.Time { return s.publishedAt }
 
 // IDHeader is ID as a header value (X-Catalogue-Snapshot), capped so that nothing appends
 // into it: made once per snapshot, it costs a response no allocation.

@@ -29,6 +29,7 @@ type Metrics struct {
 	search          prometheus.Histogram
 	snapshot        *prometheus.GaugeVec // 1 for the id of the snapshot being served
 	snapshotBuilt   prometheus.Gauge
+	pointerToServed prometheus.Histogram
 	snapshotMu      sync.Mutex // makes the reset and set of snapshot one step
 
 	// routes caches the children of requests and latency per (route, status), so that the
@@ -93,6 +94,11 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		Name: "catalogue_edge_snapshot_built_timestamp_seconds",
 		Help: "Unix time the snapshot being served was built; its age is time() minus this.",
 	}))
+	m.pointerToServed = Register(reg, prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "catalogue_edge_pointer_to_served_seconds",
+		Help:    "Time from the builder writing a snapshot's pointer to this edge serving the snapshot (the two machines' clocks apart).",
+		Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300},
+	}))
 	Register(reg, collectors.NewGoCollector())
 	Register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.routes.Store(&map[routeStatus]routeObservers{})
@@ -122,13 +128,17 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // SnapshotLoaded records the snapshot now being served; the server calls it on every
-// swap.
-func (m *Metrics) SnapshotLoaded(id string, builtAt time.Time) {
+// swap. publishedAt is when its pointer was written, zero when unknown (a snapshot from
+// edge.cache_dir); it gives the pointer-to-served lag, measured now.
+func (m *Metrics) SnapshotLoaded(id string, builtAt, publishedAt time.Time) {
 	m.snapshotMu.Lock()
 	defer m.snapshotMu.Unlock()
 	m.snapshot.Reset()
 	m.snapshot.WithLabelValues(id).Set(1)
 	m.snapshotBuilt.Set(float64(builtAt.UnixNano()) / 1e9)
+	if !publishedAt.IsZero() {
+		m.pointerToServed.Observe(max(time.Since(publishedAt), 0).Seconds())
+	}
 }
 
 // ObserveSearch records the time one live search took.
