@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,8 +28,9 @@ import (
 
 // fixture is a snapshot to publish: its id and its documents by route.
 type fixture struct {
-	id   string
-	docs map[string]string
+	id    string
+	docs  map[string]string
+	today string // the day it was built for; empty: 2027-03-01
 }
 
 // publish writes f into st the way the builder does: objects, manifest, then pointer.
@@ -36,7 +38,7 @@ func publish(t testing.TB, st store.Store, f fixture) {
 	t.Helper()
 	ctx := context.Background()
 	m := snapshot.Manifest{ID: f.id, BuiltAt: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC),
-		Today: "2027-03-01", Timezone: "UTC", Documents: map[string]snapshot.Entry{}}
+		Today: cmp.Or(f.today, "2027-03-01"), Timezone: "UTC", Documents: map[string]snapshot.Entry{}}
 	for route, body := range f.docs {
 		h := snapshot.Hash([]byte(body))
 		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body))}

@@ -58,6 +58,8 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`:                     1803902400, // 2027-03-01T12:00:00Z
 		// The snapshot was loaded from the store, through its pointer.
 		`catalogue_edge_pointer_to_served_seconds_count{}`: 1,
+		`catalogue_edge_snapshot_day_timestamp_seconds{}`:  1803859200, // rendered for 2027-03-01
+		`catalogue_edge_snapshot_days_behind{}`:            1037,       // the clock says 2030-01-01
 	}
 	fams := scrape(t, env)
 	if diff := cmp.Diff(want, flatten(fams, "catalogue_edge_")); diff != "" {
@@ -80,6 +82,8 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_snapshot_info{snapshot="snap-b"}`:   1,
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`: 1803945600, // 2027-03-02T00:00:00Z
 		`catalogue_edge_pointer_to_served_seconds_count{}`:  2,
+		`catalogue_edge_snapshot_day_timestamp_seconds{}`:   1803859200, // set by the swap, not by SnapshotLoaded
+		`catalogue_edge_snapshot_days_behind{}`:             1037,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("snapshot metrics after snapshotLoaded(snap-b) mismatch (-want +got):\n%s", diff)

@@ -62,6 +62,7 @@ type Server struct {
 	apiDocs *apidocs.Docs      // the documentation page
 	auth    *auth.Gate         // token hashes and limits
 	search  *search.Searcher   // the live class search
+	days    *dayWatch          // the snapshot's day against the edge's
 	metrics *telemetry.Metrics // Prometheus collectors
 	ids     *telemetry.RequestIDs
 	reqLog  *telemetry.RequestLog
@@ -102,6 +103,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("edge: %w", err)
 	}
 	s.apiDocs = apiDocs
+	s.days = &dayWatch{metrics: s.metrics, log: s.log, now: s.now, loc: loc}
 	s.docs = docstore.New(s.docsOptions())
 	s.auth = auth.New(auth.Options{Pool: opts.Replica, Templates: opts.Templates, Refresh: cfg.TokenRefresh,
 		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
@@ -113,11 +115,14 @@ func New(opts Options) (*Server, error) {
 }
 
 // docsOptions are the options of the server's snapshot holder: swaps are recorded in the
-// metrics (which the callback holds, not the server).
+// metrics and their day checked (the callback holds those, not the server).
 func (s *Server) docsOptions() docstore.Options {
-	m := s.metrics
+	m, days := s.metrics, s.days
 	return docstore.Options{Store: s.opts.Store, CacheDir: s.cfg.CacheDir, PollInterval: s.cfg.PollInterval,
-		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) { m.SnapshotLoaded(snap.ID(), snap.BuiltAt(), snap.PublishedAt()) }}
+		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) {
+			m.SnapshotLoaded(snap.ID(), snap.BuiltAt(), snap.PublishedAt())
+			days.check(snap)
+		}}
 }
 
 // Handler returns the HTTP handler of every route.
@@ -129,6 +134,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Start(ctx context.Context) {
 	s.auth.Start(ctx)
 	s.docs.Start(ctx)
+	go s.days.run(ctx, s.docs.Current)
 }
 
 // getHead are the methods of every route: Echo does not route HEAD to a GET handler by

@@ -39,6 +39,10 @@ func (s *Snapshot) BuiltAt() time.Time { return s.builtAt }
 // says, for a snapshot loaded from the store; the zero time for one from edge.cache_dir.
 func (s *Snapshot) PublishedAt() time.Time { return s.publishedAt }
 
+// Today is the day, YYYY-MM-DD, the builder rendered the snapshot for (D1); "" if its
+// manifest does not say.
+func (s *Snapshot) Today() string { return s.head.Today }
+
 // IDHeader is ID as a header value (X-Catalogue-Snapshot), capped so that nothing appends
 // into it: made once per snapshot, it costs a response no allocation.
 func (s *Snapshot) IDHeader() []string { return s.idHeader }

@@ -30,7 +30,9 @@ type Metrics struct {
 	snapshot        *prometheus.GaugeVec // 1 for the id of the snapshot being served
 	snapshotBuilt   prometheus.Gauge
 	pointerToServed prometheus.Histogram
-	snapshotMu      sync.Mutex // makes the reset and set of snapshot one step
+	snapshotDay     prometheus.Gauge // the day the snapshot was built for, as Unix time
+	daysBehind      prometheus.Gauge // the edge's today minus that day, in days
+	snapshotMu      sync.Mutex       // makes the reset and set of snapshot one step
 
 	// routes caches the children of requests and latency per (route, status), so that the
 	// request path does no label lookup. Copied on write: readers never lock, and a new
@@ -99,6 +101,14 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		Help:    "Time from the builder writing a snapshot's pointer to this edge serving the snapshot (the two machines' clocks apart).",
 		Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300},
 	}))
+	m.snapshotDay = Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "catalogue_edge_snapshot_day_timestamp_seconds",
+		Help: "The day the snapshot being served was rendered for (its upcoming_class and can_register), as the Unix time of that date's midnight UTC.",
+	}))
+	m.daysBehind = Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "catalogue_edge_snapshot_days_behind",
+		Help: "Days between the edge's today (timezone) and the day the snapshot being served was rendered for: above 0, builds are failing or refused and static documents describe an earlier day than the search.",
+	}))
 	Register(reg, collectors.NewGoCollector())
 	Register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.routes.Store(&map[routeStatus]routeObservers{})
@@ -139,6 +149,13 @@ func (m *Metrics) SnapshotLoaded(id string, builtAt, publishedAt time.Time) {
 	if !publishedAt.IsZero() {
 		m.pointerToServed.Observe(max(time.Since(publishedAt), 0).Seconds())
 	}
+}
+
+// SnapshotDay records the day the snapshot being served was rendered for, and how many
+// days the edge's own today is past it.
+func (m *Metrics) SnapshotDay(day time.Time, behind int) {
+	m.snapshotDay.Set(float64(day.Unix()))
+	m.daysBehind.Set(float64(behind))
 }
 
 // ObserveSearch records the time one live search took.
