@@ -60,6 +60,7 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_pointer_to_served_seconds_count{}`: 1,
 		`catalogue_edge_snapshot_day_timestamp_seconds{}`:  1803859200, // rendered for 2027-03-01
 		`catalogue_edge_snapshot_days_behind{}`:            1037,       // the clock says 2030-01-01
+		`catalogue_edge_token_set_age_seconds{}`:           0,          // loaded at the clock's time
 	}
 	fams := scrape(t, env)
 	if diff := cmp.Diff(want, flatten(fams, "catalogue_edge_")); diff != "" {

@@ -7,6 +7,7 @@
 package edge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +35,12 @@ import (
 
 // Options are the server's dependencies. Store, Replica and Templates are required.
 type Options struct {
-	Config    config.Config
-	Store     store.Store
-	Replica   *pgxpool.Pool // searched live and read for token hashes
+	Config  config.Config
+	Store   store.Store
+	Replica *pgxpool.Pool // searched live
+	// Tokens is read for the token hashes; nil: Replica. A pool of its own keeps searches
+	// that hold every connection of Replica from holding back a revocation (D22).
+	Tokens    *pgxpool.Pool
 	Templates *templates.Set
 	Logger    *slog.Logger // nil: slog.Default()
 	// RequestLog, when set, receives the line logged for each request, one Write per line,
@@ -105,8 +109,9 @@ func New(opts Options) (*Server, error) {
 	s.apiDocs = apiDocs
 	s.days = &dayWatch{metrics: s.metrics, log: s.log, now: s.now, loc: loc}
 	s.docs = docstore.New(s.docsOptions())
-	s.auth = auth.New(auth.Options{Pool: opts.Replica, Templates: opts.Templates, Refresh: cfg.TokenRefresh,
+	s.auth = auth.New(auth.Options{Pool: cmp.Or(opts.Tokens, opts.Replica), Templates: opts.Templates, Refresh: cfg.TokenRefresh,
 		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
+	s.metrics.TokenSetAge(s.auth.Age)
 	s.search = search.New(search.Options{Pool: opts.Replica, Templates: opts.Templates,
 		Timeout: cfg.SearchTimeout, CacheTTL: cfg.SearchCache, Now: opts.Now, Registry: opts.Registry,
 		Observe: s.metrics.ObserveSearch})

@@ -62,4 +62,15 @@ func TestReplicaStatementTimeout(t *testing.T) {
 	if got != "2500ms" {
 		t.Errorf("statement_timeout of a search connection = %q, want 2500ms (edge.search_timeout and a second)", got)
 	}
+	tokens, err := openTokens(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tokens.Close()
+	if err := tokens.QueryRow(ctx, "SHOW statement_timeout").Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "6s" || tokens.Config().MaxConns != 1 {
+		t.Errorf("token pool: statement_timeout %q, %d connections; want 6s and 1, its own", got, tokens.Config().MaxConns)
+	}
 }

@@ -74,8 +74,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pool.Close() // last: requests in flight may still search until Shutdown returns
+	tokens, err := openTokens(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer tokens.Close()
 
-	srv, err := edge.New(edge.Options{Config: cfg, Store: st, Replica: pool, Templates: tpl, Logger: log,
+	srv, err := edge.New(edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log,
 		RequestLog: out.batch()})
 	if err != nil {
 		return err
@@ -111,10 +116,26 @@ func parseConfig(args []string, stdout, stderr io.Writer) (config.Config, error)
 	return config.Load(*path, overrides)
 }
 
-// openReplica returns a pool for the read replica. It does not connect: pgxpool opens
-// connections on first use, so the edge starts, and serves every static document, while
-// the database is down.
+// openReplica returns the search's pool on the read replica. It does not connect: pgxpool
+// opens connections on first use, so the edge starts, and serves every static document,
+// while the database is down.
 func openReplica(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
+	return openPool(ctx, cfg, maxConns, cfg.Edge.SearchTimeout+statementMargin)
+}
+
+// openTokens returns the pool of one connection the token hashes are reloaded through: on
+// the search's pool, searches holding every connection would hold back a revocation (D22).
+// Its statements are bounded like the reload itself (5 s in edge/auth), plus the margin.
+func openTokens(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
+	return openPool(ctx, cfg, 1, tokenStatementTimeout)
+}
+
+// tokenStatementTimeout is the reload's own bound and statementMargin.
+const tokenStatementTimeout = 5*time.Second + statementMargin
+
+// openPool returns a pool of at most conns connections to the replica whose statements
+// PostgreSQL ends after statementTimeout.
+func openPool(ctx context.Context, cfg config.Config, conns int32, statementTimeout time.Duration) (*pgxpool.Pool, error) {
 	if cfg.ReplicaURL() == "" {
 		return nil, errors.New("replica.url or database.url: must be set: the edge searches it and reads token hashes from it")
 	}
@@ -128,8 +149,8 @@ func openReplica(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) 
 	// execution picks the index the actual filters need. Planning costs far less than a
 	// bad plan.
 	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt((cfg.Edge.SearchTimeout + statementMargin).Milliseconds(), 10)
-	pc.MaxConns = maxConns
+	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
+	pc.MaxConns = conns
 	if pc.ConnConfig.ConnectTimeout == 0 {
 		pc.ConnConfig.ConnectTimeout = connectTimeout
 	}

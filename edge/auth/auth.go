@@ -58,7 +58,7 @@ const tokenQueryTimeout = 5 * time.Second
 
 // Options are a Gate's dependencies and settings. Pool and Templates are required.
 type Options struct {
-	Pool      *pgxpool.Pool     // the replica, read for the token hashes
+	Pool      *pgxpool.Pool     // the replica, read for the token hashes: not the search's pool, so searches cannot hold a revocation back
 	Templates *templates.Set    // templates.Tokens: the SHA-256 hashes of the active tokens
 	Refresh   time.Duration     // edge.token_refresh; 0: 10s
 	RateLimit int               // edge.rate_limit, requests per rolling minute; 0: 60
@@ -71,6 +71,7 @@ type Options struct {
 type Gate struct {
 	opts     Options
 	tokens   atomic.Pointer[tokenSet] // nil until the first load succeeds
+	loadedAt atomic.Int64             // Unix nanoseconds, by Options.Now, of the load of tokens
 	failures ratelimit.Limiter        // failed authentications per client address
 
 	mu      sync.Mutex // serialises refreshes and lastErr
@@ -155,10 +156,22 @@ func (g *Gate) refresh(ctx context.Context) error {
 		}
 	}
 	g.tokens.Store(&set)
+	g.loadedAt.Store(g.opts.Now().UnixNano())
 	if skipped := len(hashes) - len(set); skipped > 0 {
 		return fmt.Errorf("load token hashes: %d of %d are not 32-byte SHA-256 hashes and match no token", skipped, len(hashes))
 	}
 	return nil
+}
+
+// Age is how long ago the token set in force was loaded, or -1 before the first load: a
+// revocation takes effect at the next load, so an age past edge.token_refresh means the
+// replica cannot be read and revoked tokens still work.
+func (g *Gate) Age() time.Duration {
+	at := g.loadedAt.Load()
+	if at == 0 {
+		return -1
+	}
+	return g.opts.Now().Sub(time.Unix(0, at))
 }
 
 // logResult logs a load failure once while it lasts, and the recovery from one.

@@ -158,6 +158,15 @@ func (m *Metrics) SnapshotDay(day time.Time, behind int) {
 	m.daysBehind.Set(float64(behind))
 }
 
+// TokenSetAge exports age, the age of the token set in force (-1 before the first load),
+// read at every scrape.
+func (m *Metrics) TokenSetAge(age func() time.Duration) {
+	Register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "catalogue_edge_token_set_age_seconds",
+		Help: "Seconds since the API token hashes in force were loaded (-1 before the first load); past edge.token_refresh the replica cannot be read, and revoked tokens keep working until it can.",
+	}, func() float64 { return age().Seconds() }))
+}
+
 // ObserveSearch records the time one live search took.
 func (m *Metrics) ObserveSearch(d time.Duration) { m.search.Observe(d.Seconds()) }
 
