@@ -88,11 +88,12 @@ func (s *Server) handleOpenAPI(c echo.Context) error {
 var openAPICacheControl = header("no-cache")
 
 // handleDocs serves the documentation page (edge/apidocs) at {base_path}/docs and its files
-// under {base_path}/docs/, without a token; any other name there is 404.
+// under {base_path}/docs/, without a token. Any other name there is an unknown path like
+// any outside /public: 404, counted against the client's address (handleStray).
 func (s *Server) handleDocs(c echo.Context) error {
 	req := c.Request()
 	if !s.apiDocs.Serve(c.Response(), req, c.Param("*"), acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))) {
-		return fail(ErrNotFound, "Not Found.")
+		return s.handleStray(c)
 	}
 	return nil
 }

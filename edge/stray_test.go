@@ -29,7 +29,7 @@ func TestStrayRequestsLimitedPerAddress(t *testing.T) {
 		if diff := gocmp.Diff(want, env.send(r)); diff != "" {
 			t.Fatalf("stray request %d mismatch (-want +got):\n%s", i+1, diff)
 		}
-		for _, probe := range []string{"/healthz", "/readyz", "/metrics", "/api/v2/openapi.json"} {
+		for _, probe := range []string{"/healthz", "/readyz", "/metrics", "/api/v2/openapi.json", "/api/v2/docs", "/api/v2/docs/swagger-ui.css"} {
 			if got := env.send(req{target: probe}); got.Status != http.StatusOK {
 				t.Fatalf("GET %s after %d stray requests: status %d, want 200", probe, i+1, got.Status)
 			}
@@ -43,6 +43,7 @@ func TestStrayRequestsLimitedPerAddress(t *testing.T) {
 		want response
 	}{
 		{"unknown path", req{target: "/wp-login.php"}, limited},
+		{"unknown file of the docs page", req{target: "/api/v2/docs/nope.js"}, limited},
 		{"refused method", req{method: http.MethodDelete, target: "/"}, limited},
 		{"failed authentication", req{target: course1}, limited},
 		{"valid token", req{target: course1, auth: env.bearer()}, ok("59")},
