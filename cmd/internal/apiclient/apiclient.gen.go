@@ -1735,7 +1735,7 @@ func (r GetOpenAPIResponse) ContentType() string {
 // GetClassResponse200Headers the declared response headers of an HTTP 200 response for GetClass
 type GetClassResponse200Headers struct {
 	CacheControl        string
-	ETag                string
+	ETag                *string
 	Vary                string
 	XCatalogueSnapshot  string
 	XRateLimitLimit     int
@@ -3019,10 +3019,10 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ETag = value
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
