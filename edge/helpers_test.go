@@ -81,6 +81,16 @@ type watchedStore struct {
 func watch(st store.Store) *watchedStore { return &watchedStore{Store: st, gets: map[string]int{}} }
 
 func (w *watchedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	return w.read(key, func() ([]byte, error) { return w.Store.Get(ctx, key) })
+}
+
+// GetMax is watched like Get: the edge reads documents and manifests through it.
+func (w *watchedStore) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
+	return w.read(key, func() ([]byte, error) { return w.Store.GetMax(ctx, key, limit) })
+}
+
+// read counts a read of key, applies down, before and after, and reads with get.
+func (w *watchedStore) read(key string, get func() ([]byte, error)) ([]byte, error) {
 	if w.down.Load() {
 		return nil, errors.New("dial tcp 127.0.0.1:9: connection refused")
 	}
@@ -96,7 +106,7 @@ func (w *watchedStore) Get(ctx context.Context, key string) ([]byte, error) {
 	if after != nil {
 		defer after(key)
 	}
-	return w.Store.Get(ctx, key)
+	return get()
 }
 
 // takeGets returns the Gets counted so far and starts counting again.

@@ -88,7 +88,7 @@ func WriteDelta(ctx context.Context, s Putter, d *Delta) error {
 // ReadDelta returns the delta of snapshot id; an error wrapping store.ErrNotFound when it
 // has none.
 func ReadDelta(ctx context.Context, s Getter, id string) (*Delta, error) {
-	b, err := getMax(ctx, s, DeltaKey(id), MaxDeltaSize)
+	b, err := GetMax(ctx, s, DeltaKey(id), MaxDeltaSize)
 	if err != nil {
 		return nil, fmt.Errorf("read delta %s: %w", id, err)
 	}

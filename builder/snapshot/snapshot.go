@@ -212,9 +212,9 @@ type maxGetter interface {
 	GetMax(ctx context.Context, key string, limit int64) ([]byte, error)
 }
 
-// getMax reads key from s, refusing more than limit bytes: through GetMax when s has it,
+// GetMax reads key from s, refusing more than limit bytes: through GetMax when s has it,
 // so that nothing past limit+1 bytes is read, and after the fact otherwise.
-func getMax(ctx context.Context, s Getter, key string, limit int64) ([]byte, error) {
+func GetMax(ctx context.Context, s Getter, key string, limit int64) ([]byte, error) {
 	if m, ok := s.(maxGetter); ok {
 		return m.GetMax(ctx, key, limit)
 	}
@@ -257,7 +257,7 @@ func WritePointer(ctx context.Context, s Putter, p Pointer) error {
 
 // ReadPointer returns the current pointer, or ErrNoSnapshot.
 func ReadPointer(ctx context.Context, s Getter) (Pointer, error) {
-	b, err := getMax(ctx, s, PointerKey, MaxPointerSize)
+	b, err := GetMax(ctx, s, PointerKey, MaxPointerSize)
 	if errors.Is(err, store.ErrNotFound) {
 		return Pointer{}, ErrNoSnapshot
 	}
@@ -278,7 +278,7 @@ func ParsePointer(b []byte) (Pointer, error) {
 
 // ReadManifest returns the manifest of snapshot id.
 func ReadManifest(ctx context.Context, s Getter, id string) (*Manifest, error) {
-	b, err := getMax(ctx, s, ManifestKey(id), MaxManifestSize)
+	b, err := GetMax(ctx, s, ManifestKey(id), MaxManifestSize)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", id, err)
 	}
@@ -307,7 +307,7 @@ func ReadDocument(ctx context.Context, s Getter, e Entry) ([]byte, error) {
 	if e.Size < 0 || e.Size > MaxDocumentSize {
 		return nil, fmt.Errorf("read document %s: its size in the manifest, %d, is not between 0 and %d", e.Hash, e.Size, MaxDocumentSize)
 	}
-	b, err := getMax(ctx, s, ObjectKey(e.Hash), e.Size)
+	b, err := GetMax(ctx, s, ObjectKey(e.Hash), e.Size)
 	if errors.Is(err, store.ErrTooLarge) { // longer than the entry says: it cannot be the document
 		return nil, fmt.Errorf("read document %s: content does not match its hash: %w", e.Hash, err)
 	}

@@ -32,6 +32,14 @@ func (g timeoutGetter) Get(ctx context.Context, key string) ([]byte, error) {
 	return g.Getter.Get(ctx, key)
 }
 
+// GetMax is Get refusing more than limit bytes (snapshot.GetMax): snapshot's readers use it
+// for every document, at the size its manifest entry gives, and for the manifest.
+func (g timeoutGetter) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, getTimeout)
+	defer cancel()
+	return snapshot.GetMax(ctx, g.Getter, key, limit)
+}
+
 // Load reads the snapshot m describes from g into memory, whole or not at all. A Holder's
 // loads also reuse the documents it holds already.
 func Load(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest) (*Snapshot, error) {

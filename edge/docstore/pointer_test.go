@@ -46,6 +46,11 @@ func (c *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return c.Store.Get(ctx, key)
 }
 
+func (c *countingStore) GetMax(ctx context.Context, key string, limit int64) ([]byte, error) {
+	c.note("get " + key)
+	return c.Store.GetMax(ctx, key, limit)
+}
+
 func (c *countingStore) GetIfChanged(ctx context.Context, key, tag string, limit int64) ([]byte, string, error) {
 	b, next, err := c.Store.(conditionalGetter).GetIfChanged(ctx, key, tag, limit)
 	if tag != "" && next == tag && err != nil {
