@@ -12,8 +12,11 @@
 //     any stored object (D28) or any response of the edge (spec 4.4-4.6).
 //   - Tokens (tokens_test.go): only hashes of API tokens are stored, no log line ever holds a
 //     token, a token in the query string is ignored (D21), a revocation takes effect within
-//     edge.token_refresh (at most 30 s, D22), and failed authentication is limited per
+//     edge.token_refresh (at most 20 s, so that with the reload's query and the replica's lag
+//     it stays within D22's 30 s), and failed authentication is limited per
 //     client address (D23).
+//   - Floods (flood_test.go): anonymous requests flooding from one address are bounded, and
+//     never lock out a valid token sent from the same address (D23).
 //
 // The tests need the real PostgreSQL (and MinIO for one store kind) that make test starts;
 // see builder/buildertest.
