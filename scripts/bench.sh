@@ -4,7 +4,8 @@
 # rate limit too high to throttle, and measures on loopback with each server pinned to core 0
 # and the load generator to core 1:
 #   1. static reads: the edge against nginx (gzip_static, same bytes) and a bare net/http
-#      handler (scripts/bench/ceiling), with and without gzip;
+#      handler (scripts/bench/ceiling), with and without gzip; and class reads through an edge
+#      whose rate limit is kept in Redis (edge.redis_url) against the edge's in-memory limit;
 #   2. the class search through the edge against the same SQL run by pgbench, twice: the edge
 #      as configured by default (edge.search_cache on) and an edge with edge.search_cache 0,
 #      where every request queries; once for the standard mix (100 searches a catalogue's
@@ -58,6 +59,7 @@ cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	if [ -n "${minio_started:-}" ]; then scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true; fi
+	if [ -n "${redis_started:-}" ]; then scripts/redis.sh stop "$data/redis" >/dev/null 2>&1 || true; fi
 	if [ -n "${pg_started:-}" ]; then scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true; fi
 	exit "$code"
 }
@@ -81,6 +83,7 @@ main() {
 
 	pin_pg "$data/pg" 0 # the servers' core, from here on
 	start_edge
+	start_redis_edge
 	export_and_serve
 	prepare_search
 	for ((round = 1; round <= rounds; round++)); do
@@ -210,6 +213,34 @@ start_edge() {
 	fact poll_interval "$poll"
 }
 
+# start_redis_edge starts Redis and a second edge whose rate limit is kept in it, both on
+# core 0 beside the first edge: the comparison charges the shared limit with everything it
+# costs on the machine, the edge's calls and Redis's work alike. The edge polls the store
+# hourly, so that it does not load the swap runs' snapshots beside the edge they time.
+start_redis_edge() {
+	log "starting Redis in $data/redis (core 0)"
+	scripts/redis.sh stop "$data/redis" >/dev/null 2>&1 || true # left running by a run that was killed
+	redis_started=1
+	redis_url=$(scripts/redis.sh start "$data/redis")
+	redis_pid=$(cat "$data/redis/pid")
+	taskset -a -p -c 0 "$redis_pid" >/dev/null
+	local port
+	port=$(free_port)
+	redis_edge_url=http://127.0.0.1:$port
+	log "starting an edge with its rate limit in Redis on $redis_edge_url (core 0)"
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:$port CATALOGUE_EDGE_RATE_LIMIT=1000000000 CATALOGUE_EDGE_REDIS_URL=$redis_url \
+		CATALOGUE_EDGE_POLL_INTERVAL=1h taskset -c 0 "$bin/edge" >"$work/edge-redis.log" 2>&1 &
+	redis_edge_pid=$!
+	pids+=("$redis_edge_pid")
+	wait_http "$redis_edge_url/readyz" 600 ||
+		{ tail -n 20 "$work/edge-redis.log" >&2; die "the edge with the Redis limiter did not become ready"; }
+	# It must really count in Redis: one request leaves one log there.
+	curl -fsS -o /dev/null -H "Authorization: Bearer $token" "$redis_edge_url/api/v2/public/popular" ||
+		die "the edge with the Redis limiter did not answer"
+	[ "$(redis-cli -u "$redis_url" --scan --pattern 'catalogue:ratelimit:*' | wc -l)" -ge 1 ] ||
+		die "the edge with edge.redis_url wrote nothing to Redis"
+}
+
 # export_and_serve writes the snapshot's documents to disk for nginx and starts nginx and the
 # two ceilings (one serving the course list, one a class document) on core 0.
 export_and_serve() {
@@ -304,6 +335,11 @@ static_round() {
 			res=$(wrk_measure "r$r-$c-$server" "$url" "$paths" "$gz" "$token" "$pid")
 			record "$r" "$c" "$server" "$res"
 		done
+		if [ "$c" = class-gzip ]; then
+			# The edge with its limit in Redis; its record also holds Redis's CPU share.
+			res=$(BENCH_ALSO_PID=$redis_pid wrk_measure "r$r-$c-edge-redis" "$redis_edge_url" "$paths" "$gz" "$token" "$redis_edge_pid")
+			record "$r" "$c" edge-redis "$res"
+		fi
 	done
 }
 

@@ -79,19 +79,27 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # the timed run ("-" without PID): near 100 the server was the bottleneck, well below it the
 # load generator was. When BENCH_METRICS is the URL of an edge's /metrics, hits is the share
 # (percent) of the timed run's searches that its search cache answered and qps the queries
-# per second it ran (misses and refreshes ahead of expiry); otherwise both are "-".
+# per second it ran (misses and refreshes ahead of expiry); otherwise both are "-". When
+# BENCH_ALSO_PID is set (with PID), the share of a core that process used too is printed
+# last, after hits and qps.
 wrk_measure() {
 	local label=$1 url=$2 paths=$3 gzip=$4 token=$5 pid=${6:-} out line errs k t0 t1 c0 c1 cpu=- m0 m1 cache="- -"
+	local also=${BENCH_ALSO_PID:-} a0 a1 also_cpu=""
 	out="$work/wrk-$label.txt"
 	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
 		wrk -t 1 -c "$conns" -d "${warmup}s" --timeout 5s -s scripts/bench/paths.lua "$url" >/dev/null
 	[ -n "${BENCH_METRICS:-}" ] && m0=$(search_cache_counts)
+	[ -n "$also" ] && a0=$(cpu_ticks "$also")
 	[ -n "$pid" ] && c0=$(cpu_ticks "$pid") && t0=$(now)
 	BENCH_PATHS=$paths BENCH_GZIP=$gzip BENCH_TOKEN=$token taskset -c 1 \
 		wrk -t 1 -c "$conns" -d "${duration}s" --timeout 5s -s scripts/bench/paths.lua "$url" >"$out"
 	if [ -n "$pid" ]; then
 		c1=$(cpu_ticks "$pid") && t1=$(now)
 		cpu=$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" -v t="$(elapsed "$t0" "$t1")" 'BEGIN { printf "%.0f", 100 * c / hz / t }')
+		if [ -n "$also" ]; then
+			a1=$(cpu_ticks "$also")
+			also_cpu=" $(awk -v c="$((a1 - a0))" -v hz="$(getconf CLK_TCK)" -v t="$(elapsed "$t0" "$t1")" 'BEGIN { printf "%.1f", 100 * c / hz / t }')"
+		fi
 	fi
 	if [ -n "${BENCH_METRICS:-}" ]; then
 		m1=$(search_cache_counts)
@@ -106,7 +114,7 @@ wrk_measure() {
 	for k in err_connect err_read err_write err_status err_timeout; do
 		errs=$((errs + $(kv "$k" "$line")))
 	done
-	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs $cpu $cache"
+	echo "$(kv rps "$line") $(kv p50_us "$line") $(kv p99_us "$line") $errs $cpu $cache$also_cpu"
 }
 
 # search_cache_counts prints the search cache's counters of the edge at BENCH_METRICS: "hit

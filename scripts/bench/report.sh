@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # report.sh WORK: prints the markdown table of make bench from what scripts/bench.sh recorded
 # in WORK: facts (KEY=value lines), results.tsv ("round case server rps p50_us p99_us errors
-# cpu_percent hits_percent queries_per_s", each of the last three "-" when not measured)
+# cpu_percent hits_percent queries_per_s [also_cpu_percent]", each of cpu, hits and qps "-"
+# when not measured; also_cpu is Redis's share of a core for the edge with its limit there)
 # and swap.tsv ("i seconds"). Medians are over rounds; each ratio is computed within a round
 # (both sides measured minutes apart at most) and the median of those ratios is reported.
 set -euo pipefail
@@ -47,6 +48,7 @@ FILENAME ~ /results.tsv$/ {
 	errs[c SUBSEP s] += $7
 	if ($8 != "-") add(c SUBSEP s SUBSEP "cpu", $8)
 	if (NF >= 10 && $9 != "-") { add(c SUBSEP s SUBSEP "hits", $9); add(c SUBSEP s SUBSEP "qps", $10) }
+	if (NF >= 11) { add(c SUBSEP s SUBSEP "also", $11); add(c SUBSEP s SUBSEP "alsous", $4 > 0 ? 1e4 * $11 / $4 : 0) }
 	v[r SUBSEP c SUBSEP s] = $4
 	rounds[r] = 1
 	next
@@ -72,6 +74,15 @@ function static_row(c, label,    rc, rn, ok) {
 	row("Static", label, perf(c, "edge", "req/s"),
 		perf(c, "nginx", "req/s") "; " perf(c, "ceiling", "req/s"),
 		sprintf("edge/nginx %.2f; edge/ceiling %.2f", rn, rc), "edge/ceiling ≥ 0.9", yn(ok))
+}
+# redis_row: class reads through the edge whose limit is in Redis against the same reads
+# through the edge with its limit in memory (issue 13), with the CPU Redis spent per request.
+function redis_row(c, label,    rr, p99, t) {
+	rr = ratio(c, "edge-redis", "edge"); p99 = med(acc[c SUBSEP "edge-redis" SUBSEP "p99"])
+	t = perf(c, "edge-redis", "req/s") sprintf("; Redis CPU %.0f%% of a core, %.1f µs per request",
+		med(acc[c SUBSEP "edge-redis" SUBSEP "also"]), med(acc[c SUBSEP "edge-redis" SUBSEP "alsous"]))
+	row("Static", label, t, perf(c, "edge", "req/s") " (limit in memory)", sprintf("redis/memory %.2f", rr),
+		"redis/memory ≥ 0.5; p99 ≤ 5 ms", yn(rr + 0 >= 0.5 && p99 + 0 <= 5000 && errs[c SUBSEP "edge-redis"] == 0))
 }
 # search_row S LABEL TARGETED: the search through edge S against pgbench. The target holds
 # for the edge as configured; the row without the cache shows what every request would cost.
@@ -123,6 +134,7 @@ END {
 	static_row("courses-gzip", "GET /public/courses, gzip")
 	static_row("class-plain", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, identity")
 	static_row("class-gzip", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, gzip")
+	redis_row("class-gzip", "the same through an edge with its rate limit in Redis (edge.redis_url; Redis on core 0 too)")
 	search_row("edge", "class search mix (" f["search_cases"] " searches), concurrency " f["conns"] \
 		", the edge as configured (edge.search_cache " f["search_cache_ns"] / 1e9 " s)", 1)
 	search_row("edge-uncached", "the same, edge.search_cache 0: every request queries (pages of classes all-visible: " \
