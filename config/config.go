@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +96,12 @@ type Edge struct {
 	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
 	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	// RedisURL is the Redis the edges share their rate limits through (redis:// or
+	// rediss://); empty: each edge counts in memory. RedisPassword is used when the URL
+	// has none; RedisTimeout bounds each call to Redis, past which the edge counts in memory.
+	RedisURL      string        `mapstructure:"redis_url"`
+	RedisPassword string        `mapstructure:"redis_password"`
+	RedisTimeout  time.Duration `mapstructure:"redis_timeout"`
 	// JWT configures the signed-in students' tokens (D30, D31).
 	JWT JWT `mapstructure:"jwt"`
 }
@@ -143,6 +150,7 @@ func Default() Config {
 			CacheMaxAge:   60 * time.Second,
 			SearchTimeout: 2 * time.Second,
 			SearchCache:   5 * time.Second,
+			RedisTimeout:  50 * time.Millisecond,
 			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub"},
 		},
 	}
@@ -180,6 +188,9 @@ func defaults() map[string]any {
 		"edge.search_timeout":    d.Edge.SearchTimeout,
 		"edge.search_cache":      d.Edge.SearchCache,
 		"edge.trusted_proxies":   d.Edge.TrustedProxies,
+		"edge.redis_url":         d.Edge.RedisURL,
+		"edge.redis_password":    d.Edge.RedisPassword,
+		"edge.redis_timeout":     d.Edge.RedisTimeout,
 		// Signed-in students (D30, D31).
 		"edge.jwt.hmac_secret":   d.Edge.JWT.HMACSecret,
 		"edge.jwt.jwks_url":      d.Edge.JWT.JWKSURL,
@@ -201,6 +212,7 @@ func Keys() []string {
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
 		"edge.search_timeout", "edge.search_cache", "edge.trusted_proxies",
+		"edge.redis_url", "edge.redis_password", "edge.redis_timeout",
 		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
 		"edge.jwt.leeway", "edge.jwt.student_claim",
 	}
@@ -353,7 +365,33 @@ func (e Edge) validate() []error {
 	if e.SearchCache < 0 {
 		bad("edge.search_cache", "must not be negative (0 disables the cache)", e.SearchCache)
 	}
+	if e.RedisURL != "" && !validRedisURL(e.RedisURL) {
+		// The URL may hold a password: it is not shown.
+		bad("edge.redis_url", "must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS", "a value of another form")
+	}
+	if e.RedisTimeout <= 0 || e.RedisTimeout > maxRedisTimeout {
+		bad("edge.redis_timeout", "must be between 1ms and 1s: a Redis that hangs costs a request up to this much", e.RedisTimeout)
+	}
 	return append(errs, e.JWT.validate()...)
+}
+
+// maxRedisTimeout bounds edge.redis_timeout: a hung Redis must cost a request a moment, never
+// its deadline.
+const maxRedisTimeout = time.Second
+
+// validRedisURL reports whether s has the form go-redis parses: redis:// or rediss://, a
+// host, and at most a database number as the path.
+func validRedisURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Hostname() == "" {
+		return false
+	}
+	db := strings.Trim(u.Path, "/")
+	if db == "" {
+		return true
+	}
+	n, err := strconv.Atoi(db)
+	return err == nil && n >= 0
 }
 
 func (j JWT) validate() []error {
@@ -435,6 +473,15 @@ func (c Config) Redacted() Config {
 	c.Replica.URL = redactConnString(c.Replica.URL)
 	if c.Edge.JWT.HMACSecret != "" {
 		c.Edge.JWT.HMACSecret = hidden
+	}
+	if c.Edge.RedisPassword != "" {
+		c.Edge.RedisPassword = hidden
+	}
+	if u, err := url.Parse(c.Edge.RedisURL); err != nil {
+		c.Edge.RedisURL = hidden
+	} else if u.User != nil {
+		u.User = url.UserPassword(u.User.Username(), hidden)
+		c.Edge.RedisURL = u.String()
 	}
 	if u, err := url.Parse(c.Store.Endpoint); err != nil {
 		c.Store.Endpoint = hidden

@@ -32,7 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 			Debounce: 100 * time.Millisecond, MaxDelay: time.Second, ReplicaWait: 10 * time.Second},
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
-			SearchCache: 5 * time.Second, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
+			SearchCache: 5 * time.Second, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -120,6 +120,14 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_JWT_LEEWAY", "1h", "edge.jwt.leeway: must be between 0s and 5m0s (got 1h0m0s)"},
 		{"CATALOGUE_EDGE_JWT_LEEWAY", "0s", ""},
 		{"CATALOGUE_EDGE_JWT_STUDENT_CLAIM", " ", `edge.jwt.student_claim: must name a claim, such as sub (got "")`},
+		{"CATALOGUE_EDGE_REDIS_URL", "redis://10.0.0.5:6379/0", ""},
+		{"CATALOGUE_EDGE_REDIS_URL", "rediss://:s3cret@redis.internal", ""},
+		{"CATALOGUE_EDGE_REDIS_URL", "http://:s3cret@10.0.0.5:6379", "edge.redis_url: must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS (got a value of another form)"},
+		{"CATALOGUE_EDGE_REDIS_URL", "redis://10.0.0.5:6379/x", "edge.redis_url: must be redis://"},
+		{"CATALOGUE_EDGE_REDIS_URL", "10.0.0.5:6379", "edge.redis_url: must be redis://"},
+		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "0s", "edge.redis_timeout: must be between 1ms and 1s: a Redis that hangs costs a request up to this much (got 0s)"},
+		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "2s", "edge.redis_timeout: must be between 1ms and 1s"},
+		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "5ms", ""},
 		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
 	}
 	for _, tt := range tests {
@@ -180,9 +188,11 @@ func TestEnvNameAndRedacted(t *testing.T) {
 	}
 	c := Config{Database: Database{URL: "postgres://u:hunter2@h/db"}, Replica: Replica{URL: "postgres://h/db"}}
 	c.Edge.JWT = JWT{HMACSecret: "hunter3-hunter3-hunter3-hunter3-hunter3", JWKSURL: "https://idp.example/jwks.json"}
+	c.Edge.RedisURL, c.Edge.RedisPassword = "rediss://default:hunter4@redis.internal:6380/2", "hunter5"
 	r := c.Redacted()
-	if strings.Contains(fmt.Sprintf("%+v", r), "hunter") || r.Replica.URL != "postgres://h/db" || r.Edge.JWT.JWKSURL != c.Edge.JWT.JWKSURL {
-		t.Errorf("Redacted = %+v, want the password and the JWT secret hidden, other values unchanged", r)
+	if strings.Contains(fmt.Sprintf("%+v", r), "hunter") || r.Replica.URL != "postgres://h/db" || r.Edge.JWT.JWKSURL != c.Edge.JWT.JWKSURL ||
+		!strings.Contains(r.Edge.RedisURL, "redis.internal:6380/2") {
+		t.Errorf("Redacted = %+v, want the passwords and the JWT secret hidden, other values unchanged", r)
 	}
 }
 
