@@ -47,9 +47,11 @@ type Options struct {
 	// in the JSON Logger would write with slog.NewJSONHandler but encoded by the edge at a
 	// fraction of slog's cost. nil: request lines go through Logger like every other line.
 	RequestLog io.Writer
-	Now        func() time.Time     // nil: time.Now; tests inject a fake clock
-	Limiter    ratelimit.Limiter    // nil: an in-memory limiter of Config.Edge.RateLimit
-	Registry   *prometheus.Registry // nil: a new registry, served at /metrics
+	Now        func() time.Time // nil: time.Now; tests inject a fake clock
+	// Limiter keeps every rate limit: per token and per address. nil: each in memory, in a
+	// limiter of its own. A ratelimit.Shared (edge.redis_url) has its state in /metrics.
+	Limiter  ratelimit.Limiter
+	Registry *prometheus.Registry // nil: a new registry, served at /metrics
 }
 
 // Server is the edge. Create it with New, start background work with Start, and serve its
@@ -110,8 +112,11 @@ func New(opts Options) (*Server, error) {
 	s.days = &dayWatch{metrics: s.metrics, log: s.log, now: s.now, loc: loc}
 	s.docs = docstore.New(s.docsOptions())
 	s.auth = auth.New(auth.Options{Pool: cmp.Or(opts.Tokens, opts.Replica), Templates: opts.Templates, Refresh: cfg.TokenRefresh,
-		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
+		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Failures: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
 	s.metrics.TokenSetAge(s.auth.Age)
+	if l, ok := opts.Limiter.(telemetry.SharedLimiter); ok {
+		s.metrics.WatchLimiter(l)
+	}
 	s.search = search.New(search.Options{Pool: opts.Replica, Templates: opts.Templates,
 		Timeout: cfg.SearchTimeout, CacheTTL: cfg.SearchCache, Now: opts.Now, Registry: opts.Registry,
 		Observe: s.metrics.ObserveSearch})

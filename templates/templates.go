@@ -27,7 +27,7 @@ const (
 	Count       = "count.sql"        // the total of the class search alone (page past the last)
 	SearchIndex = "search_index.sql" // what the class search matches on, for the edge's index
 	SearchPage  = "search_page.sql"  // the classes of a page the edge's index found, and the version
-	Tokens      = "tokens.sql"       // hashes of the active API tokens
+	Tokens      = "tokens.sql"       // hashes and own limits of the active API tokens
 	Student     = "student.sql"      // a signed-in student's registration_id and prev_reg_test_date (D32)
 )
 

@@ -1,5 +1,6 @@
--- tokens.sql: the SHA-256 hashes of every API token that has not been revoked.
--- The edge loads them at start and every edge.token_refresh.
-SELECT token_hash
+-- tokens.sql: every API token that has not been revoked: its SHA-256 hash and its own limit
+-- per rolling minute (rate_limit; null: edge.rate_limit). The edge loads them at start and
+-- every edge.token_refresh.
+SELECT token_hash, rate_limit
 FROM api_tokens
 WHERE revoked_at IS NULL

@@ -132,13 +132,16 @@ func TestListAndRevoke(t *testing.T) {
 }
 
 // TestActiveHashes checks the edge's query (tokens.sql): it returns the hashes of active
-// tokens and not those of revoked ones.
+// tokens, each with its own limit (null for edge.rate_limit), and not those of revoked ones.
 func TestActiveHashes(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t)
 	_, active1 := mustCreate(t, conn, "one")
 	revokedID, _ := mustCreate(t, conn, "two")
-	_, active2 := mustCreate(t, conn, "three")
+	_, active2, err := CreateWithLimit(ctx, conn, "three", 600)
+	if err != nil {
+		t.Fatalf("CreateWithLimit: %v", err)
+	}
 	if err := Revoke(ctx, conn, revokedID); err != nil {
 		t.Fatalf("Revoke: %v", err)
 	}
@@ -146,13 +149,19 @@ func TestActiveHashes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("query tokens.sql: %v", err)
 	}
-	got, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	type row struct {
+		Hash  []byte
+		Limit *int32
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
 	if err != nil {
 		t.Fatalf("read tokens.sql: %v", err)
 	}
-	want := [][]byte{Hash(active1), Hash(active2)}
-	slices.SortFunc(want, bytes.Compare)
-	slices.SortFunc(got, bytes.Compare)
+	limit := int32(600)
+	want := []row{{Hash(active1), nil}, {Hash(active2), &limit}}
+	byHash := func(a, b row) int { return bytes.Compare(a.Hash, b.Hash) }
+	slices.SortFunc(want, byHash)
+	slices.SortFunc(got, byHash)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tokens.sql mismatch (-want +got):\n%s", diff)
 	}

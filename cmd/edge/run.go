@@ -17,6 +17,7 @@ import (
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/edge/ratelimit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -79,14 +80,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer tokens.Close()
+	limiter, err := sharedLimiter(ctx, cfg.Edge, log)
+	if err != nil {
+		return err
+	}
+	if limiter != nil {
+		defer limiter.Close() // after Shutdown: requests in flight are still counted
+	}
 
-	srv, err := edge.New(edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log,
-		RequestLog: out.batch()})
+	opts := edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log,
+		RequestLog: out.batch()}
+	if limiter != nil {
+		opts.Limiter = limiter
+	}
+	srv, err := edge.New(opts)
 	if err != nil {
 		return err
 	}
 	srv.Start(ctx) // background loaders stop with ctx
 	return serve(ctx, log, cfg.Edge.Listen, srv.Handler())
+}
+
+// localKeys bounds the keys an edge counts in memory while Redis is out.
+const localKeys = 100_000
+
+// sharedLimiter returns the rate limiter shared through Redis when edge.redis_url is set,
+// with this edge's memory standing in while Redis does not answer; nil when it is not set.
+func sharedLimiter(ctx context.Context, cfg config.Edge, log *slog.Logger) (*ratelimit.Shared, error) {
+	if cfg.RedisURL == "" {
+		return nil, nil
+	}
+	r, err := ratelimit.NewRedis(ratelimit.RedisOptions{URL: cfg.RedisURL, Password: cfg.RedisPassword, Timeout: cfg.RedisTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("edge.redis_url: %w", err)
+	}
+	// The memory that counts during an outage holds addresses too, which a flood can vary
+	// at will: bounded, like the failures limiter of a single edge.
+	local := ratelimit.NewMemory(time.Minute, nil, ratelimit.MaxKeys(localKeys))
+	return ratelimit.NewShared(ctx, ratelimit.SharedOptions{Redis: r, Local: local, Log: log}), nil
 }
 
 // parseConfig reads the flags and loads the configuration they name.

@@ -45,6 +45,21 @@
 // rather than refuses (a proxy that holds every connection); with one cached document
 // corrupted, or without a cache, /readyz is 503 until MinIO is back.
 //
+// Edges sharing their limits through Redis (issue 13), two edges on a Redis of the test's
+// own (scripts/redis.sh), requests alternating between them:
+//
+//   - TestEdgesShareOneLimit: of 80 requests of one token exactly 60 are accepted,
+//     X-RateLimit-Remaining counting 59 to 0 across both edges, and the rest are 429; a
+//     second token is untouched; a token's own limit (builder token create --rate-limit)
+//     holds across both, and builder token set-limit reaches both within
+//     edge.token_refresh; 60 failed authentications from one address are answered 401 and
+//     the 61st 429, across both.
+//   - TestSharedLimitSurvivesRedis: requests keep coming (every one must be 200) while Redis
+//     is killed and started again, and while it hangs (SIGSTOP, then SIGCONT). Meanwhile
+//     each edge counts in memory (a token of limit 4 gets 4 on each), says so in /metrics
+//     and logs the outage once; no request waits on Redis much longer than
+//     edge.redis_timeout; once Redis answers the two share their counts again, exactly.
+//
 // The tests run two at a time (t.Parallel): they wait on processes and servers more than
 // they compute. Timed builder runs set GORACE=atexit_sleep_ms=0 so that a -race binary
 // does not sleep a second at exit after its work is done.

@@ -18,6 +18,9 @@ import (
 // limitPath is the document the cluster tests ask for: any route counts the same.
 const limitPath = "/api/v2/public/popular"
 
+// redisTimeout is the edges' edge.redis_timeout (see newCluster).
+const redisTimeout = 250 * time.Millisecond
+
 // cluster is two edges behind no load balancer (the tests alternate between them) sharing
 // their rate limits through a Redis of the test's own.
 type cluster struct {
@@ -48,6 +51,10 @@ func newCluster(t *testing.T, limits map[string]int) *cluster {
 	vars := map[string]string{
 		config.EnvName("edge.redis_url"):     c.redis.URL,
 		config.EnvName("edge.token_refresh"): "200ms",
+		// Above the latency tail of Redis calls on a 2-core machine busy with other tests
+		// (make soak measured up to 250 ms under a load average of 11): a call answered
+		// late would be decided in memory and blur the exact counts checked here.
+		config.EnvName("edge.redis_timeout"): redisTimeout.String(),
 	}
 	for i := range c.edges {
 		c.edges[i] = c.env.StartEdge(t, vars)
@@ -149,13 +156,16 @@ func TestSharedLimitSurvivesRedis(t *testing.T) {
 
 	sent, slowest := bg.stop(t)
 	t.Logf("background: %d requests during the outages, none failed, the slowest took %s", sent, slowest)
-	// The timeout is 50ms; a request may wait for it once or twice, on -race binaries.
-	if slowest > time.Second {
-		t.Errorf("the slowest request took %s, want well under a second (edge.redis_timeout 50ms)", slowest)
+	// A request waits for Redis at most redisTimeout; the rest is room for -race binaries
+	// on a busy machine. Without the timeout, go-redis would wait 3 s for a hung Redis.
+	if slowest > 4*redisTimeout {
+		t.Errorf("the slowest request took %s, want at most about %s (edge.redis_timeout)", slowest, redisTimeout)
 	}
 	for e, d := range c.edges {
 		logs := d.Logs()
-		if down, up := strings.Count(logs, "Redis did not answer"), strings.Count(logs, "Redis answers again"); down != 2 || up != 2 {
+		// One line each per outage: the two caused here (a late answer on a busy machine
+		// could make another, which ends too).
+		if down, up := strings.Count(logs, "Redis did not answer"), strings.Count(logs, "Redis answers again"); down < 2 || up != down {
 			t.Errorf("edge %d logged %d outages and %d recoveries, want 2 and 2 (one each per outage)", e, down, up)
 		}
 		if r := d.Get(t, "/readyz", ""); r.StatusCode != http.StatusOK {

@@ -1,8 +1,10 @@
 // Package auth decides who may call the API and how often. It holds the hashes of the
 // active API tokens in memory, reloaded from the replica every edge.token_refresh, so that
 // checking a token never queries the database, and applies two limits (edge/ratelimit):
-// per token on every authenticated request, and per client address on failed
-// authentication (D21–D23).
+// per token on every authenticated request, at the token's own limit or edge.rate_limit,
+// and per client address on failed authentication (D21–D23). Limiter keys are a token's
+// SHA-256 in hex and an address (or /64) as text, which can never be equal, so one shared
+// limiter (Redis) can hold both.
 package auth
 
 import (
@@ -59,10 +61,11 @@ const tokenQueryTimeout = 5 * time.Second
 // Options are a Gate's dependencies and settings. Pool and Templates are required.
 type Options struct {
 	Pool      *pgxpool.Pool     // the replica, read for the token hashes: not the search's pool, so searches cannot hold a revocation back
-	Templates *templates.Set    // templates.Tokens: the SHA-256 hashes of the active tokens
+	Templates *templates.Set    // templates.Tokens: the active tokens' hashes and own limits
 	Refresh   time.Duration     // edge.token_refresh; 0: 10s
 	RateLimit int               // edge.rate_limit, requests per rolling minute; 0: 60
-	Limiter   ratelimit.Limiter // per token; nil: in memory, at RateLimit
+	Limiter   ratelimit.Limiter // per token; nil: in memory
+	Failures  ratelimit.Limiter // per address, failed authentications; nil: in memory
 	Now       func() time.Time  // nil: time.Now; tests inject a fake clock
 	Logger    *slog.Logger      // nil: slog.Default()
 }
@@ -78,10 +81,16 @@ type Gate struct {
 	lastErr string     // the last load failure logged, so that a lasting one is logged once
 }
 
-// tokenSet is an immutable set of the hashes of active tokens. Each maps to the key the
-// token's requests are counted under: the hash in hex, computed once here rather than per
-// request, and never the token itself.
-type tokenSet map[[sha256.Size]byte]string
+// tokenSet is an immutable set of the hashes of active tokens. Each maps to how the
+// token's requests are counted.
+type tokenSet map[[sha256.Size]byte]tokenLimit
+
+// tokenLimit is the limiter key of a token, the hash in hex, computed once here rather than
+// per request (and never the token itself), and its limit per rolling minute.
+type tokenLimit struct {
+	key   string
+	limit int
+}
 
 // New returns a Gate that knows no token until Start.
 func New(opts Options) *Gate {
@@ -98,12 +107,15 @@ func New(opts Options) *Gate {
 		opts.Logger = slog.Default()
 	}
 	if opts.Limiter == nil {
-		opts.Limiter = ratelimit.NewMemory(opts.RateLimit, time.Minute, opts.Now)
+		opts.Limiter = ratelimit.NewMemory(time.Minute, opts.Now)
 	}
 	// Failures are limited "the same way" as tokens (D23): rate_limit in any rolling minute.
-	// They stay in memory even when tokens share a limiter between edges: each edge then
-	// allows an address its own allowance, which still keeps guessing slow.
-	return &Gate{opts: opts, failures: ratelimit.NewMemory(opts.RateLimit, time.Minute, opts.Now, ratelimit.MaxKeys(maxFailureKeys))}
+	// In memory they have a limiter of their own, bounded in keys since a client can vary
+	// its address; shared (Redis), the caller passes the tokens' limiter, whose keys expire.
+	if opts.Failures == nil {
+		opts.Failures = ratelimit.NewMemory(time.Minute, opts.Now, ratelimit.MaxKeys(maxFailureKeys))
+	}
+	return &Gate{opts: opts, failures: opts.Failures}
 }
 
 // Start loads the token hashes and then reloads them every Options.Refresh until ctx is
@@ -133,6 +145,13 @@ func (g *Gate) Refresh(ctx context.Context) error {
 	return err
 }
 
+// tokenRow is a row of templates.Tokens: a token's hash and its own limit (null:
+// edge.rate_limit).
+type tokenRow struct {
+	Hash  []byte
+	Limit *int32
+}
+
 // refresh reads the hashes of the active tokens from the replica and swaps them in whole.
 func (g *Gate) refresh(ctx context.Context) error {
 	g.mu.Lock()
@@ -143,22 +162,22 @@ func (g *Gate) refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("query %s: %w", templates.Tokens, err)
 	}
-	hashes, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	tokens, err := pgx.CollectRows(rows, pgx.RowToStructByPos[tokenRow])
 	if err != nil {
 		return fmt.Errorf("read %s: %w", templates.Tokens, err)
 	}
-	set := make(tokenSet, len(hashes))
-	for _, h := range hashes {
+	set := make(tokenSet, len(tokens))
+	for _, t := range tokens {
 		// A value of another length is no SHA-256 and can match no token; skipping it
 		// keeps one bad row from freezing every other token's revocation.
-		if len(h) == sha256.Size {
-			set[[sha256.Size]byte(h)] = hex.EncodeToString(h)
+		if len(t.Hash) == sha256.Size {
+			set[[sha256.Size]byte(t.Hash)] = tokenLimit{key: hex.EncodeToString(t.Hash), limit: g.limitOf(t)}
 		}
 	}
 	g.tokens.Store(&set)
 	g.loadedAt.Store(g.opts.Now().UnixNano())
-	if skipped := len(hashes) - len(set); skipped > 0 {
-		return fmt.Errorf("load token hashes: %d of %d are not 32-byte SHA-256 hashes and match no token", skipped, len(hashes))
+	if skipped := len(tokens) - len(set); skipped > 0 {
+		return fmt.Errorf("load token hashes: %d of %d are not 32-byte SHA-256 hashes and match no token", skipped, len(tokens))
 	}
 	return nil
 }
@@ -172,6 +191,15 @@ func (g *Gate) Age() time.Duration {
 		return -1
 	}
 	return g.opts.Now().Sub(time.Unix(0, at))
+}
+
+// limitOf is a token's limit: its own, or edge.rate_limit. The column's check keeps its own
+// positive; a template that returns another value falls back to edge.rate_limit too.
+func (g *Gate) limitOf(t tokenRow) int {
+	if t.Limit != nil && *t.Limit > 0 {
+		return int(*t.Limit)
+	}
+	return g.opts.RateLimit
 }
 
 // logResult logs a load failure once while it lasts, and the recovery from one.
@@ -210,11 +238,11 @@ func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (ratelimit
 		// Not 401: the token may well be good, and clients must not drop it.
 		return ratelimit.Decision{}, &Refusal{Kind: ErrNotLoaded, Decision: ratelimit.Decision{RetryAfter: g.opts.Refresh}}
 	}
-	key, ok := set.lookup(h)
+	tl, ok := set.lookup(h)
 	if !ok {
 		return g.failed(ctx, addr)
 	}
-	d, err := g.opts.Limiter.Allow(ctx, key)
+	d, err := g.opts.Limiter.Allow(ctx, tl.key, tl.limit)
 	if err != nil {
 		return d, fmt.Errorf("%w: %w", ErrLimiterFailed, err)
 	}
@@ -227,7 +255,7 @@ func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (ratelimit
 // failed counts a failed authentication against the client's address and refuses it: 401,
 // or 429 once the address has used up its allowance of failures (D23).
 func (g *Gate) failed(ctx context.Context, addr string) (ratelimit.Decision, error) {
-	d, err := g.failures.Allow(ctx, failureKey(addr))
+	d, err := g.failures.Allow(ctx, failureKey(addr), g.opts.RateLimit)
 	if err == nil && !d.Allowed {
 		return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
 	}
@@ -240,7 +268,7 @@ func (g *Gate) failed(ctx context.Context, addr string) (ratelimit.Decision, err
 // with a *Refusal once the address has used up its allowance. Such requests need no token:
 // unbounded, they would be answered, and logged, as fast as anyone can send them.
 func (g *Gate) Stray(ctx context.Context, addr string) error {
-	if d, err := g.failures.Allow(ctx, failureKey(addr)); err == nil && !d.Allowed {
+	if d, err := g.failures.Allow(ctx, failureKey(addr), g.opts.RateLimit); err == nil && !d.Allowed {
 		return &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
 	}
 	return nil
@@ -260,17 +288,17 @@ func failureKey(addr string) string {
 	return a.String()
 }
 
-// lookup returns the limiter key of the active token in the Authorization header.
-func (set *tokenSet) lookup(h http.Header) (string, bool) {
+// lookup returns the limiter key and limit of the active token in the Authorization header.
+func (set *tokenSet) lookup(h http.Header) (tokenLimit, bool) {
 	token, ok := bearerToken(h)
 	// Valid refuses a mistyped or made-up token by its checksum without a lookup. The
 	// lookup itself is of the token's SHA-256, so its timing reveals nothing usable about
 	// the token.
 	if !ok || !apitoken.Valid(token) {
-		return "", false
+		return tokenLimit{}, false
 	}
-	key, ok := (*set)[apitoken.Sum(token)]
-	return key, ok
+	tl, ok := (*set)[apitoken.Sum(token)]
+	return tl, ok
 }
 
 // bearerToken returns the token of the one Authorization header (D21): the scheme

@@ -62,7 +62,8 @@ func FuzzAuthorization(f *testing.F) {
 		f.Add(s, false)
 	}
 	f.Add("Bearer "+handToken, true)
-	active := tokenSet{[sha256.Size]byte(apitoken.Hash(handToken)): "key"}
+	want := tokenLimit{key: "key", limit: 7}
+	active := tokenSet{[sha256.Size]byte(apitoken.Hash(handToken)): want}
 	f.Fuzz(func(t *testing.T, value string, twice bool) {
 		h := http.Header{"Authorization": {value}}
 		if twice {
@@ -80,9 +81,9 @@ func FuzzAuthorization(f *testing.F) {
 				t.Fatalf("bearerToken(%q) = %q, but Bearer %q gives %q, %v", value, token, token, again, ok2)
 			}
 		}
-		key, in := active.lookup(h)
-		if wantIn := ok && token == handToken; in != wantIn || (in && key != "key") {
-			t.Fatalf("lookup(%q, twice %v) = %q, %v; want let in: %v", value, twice, key, in, wantIn)
+		got, in := active.lookup(h)
+		if wantIn := ok && token == handToken; in != wantIn || (in && got != want) {
+			t.Fatalf("lookup(%q, twice %v) = %+v, %v; want let in: %v", value, twice, got, in, wantIn)
 		}
 	})
 }

@@ -25,7 +25,6 @@ const shardCount = 64
 // time.Now's readings carry: a wall clock stepped back would otherwise block every key for
 // the step plus a window, and one stepped forward would hand out a fresh allowance.
 type Memory struct {
-	limit     int
 	window    int64 // nanoseconds
 	now       func() time.Time
 	epoch     time.Time                     // now() when the limiter was made
@@ -57,17 +56,18 @@ func MaxKeys(n int) Option {
 	return func(m *Memory) { m.perShard = max(1, (n+shardCount-1)/shardCount) }
 }
 
-// NewMemory returns a limiter that accepts at most limit requests per key in any rolling
-// window. now is the clock (nil: time.Now); tests inject a fake one. limit and window must
-// be positive: the configuration is validated before this point, so anything else is a bug.
-func NewMemory(limit int, window time.Duration, now func() time.Time, opts ...Option) *Memory {
-	if limit <= 0 || window <= 0 {
-		panic(fmt.Sprintf("ratelimit: NewMemory needs a positive limit and window (got %d, %s)", limit, window))
+// NewMemory returns a limiter that accepts, for each key, at most the limit its caller
+// gives in any rolling window. now is the clock (nil: time.Now); tests inject a fake one.
+// window must be positive: the configuration is validated before this point, so anything
+// else is a bug.
+func NewMemory(window time.Duration, now func() time.Time, opts ...Option) *Memory {
+	if window <= 0 {
+		panic(fmt.Sprintf("ratelimit: NewMemory needs a positive window (got %s)", window))
 	}
 	if now == nil {
 		now = time.Now
 	}
-	m := &Memory{limit: limit, window: int64(window), now: now, epoch: now(), seed: maphash.MakeSeed()}
+	m := &Memory{window: int64(window), now: now, epoch: now(), seed: maphash.MakeSeed()}
 	// Sub uses the monotonic readings when both times have one, as time.Now's do; a test's
 	// fake clock has none and measures with its own times.
 	m.elapsed = func(t time.Time) time.Duration { return t.Sub(m.epoch) }
@@ -91,7 +91,10 @@ func (m *Memory) clock() (int64, time.Time) {
 // Allow accepts the request and records its time when fewer than limit requests were
 // accepted for key in the window that ends now; otherwise it rejects it without recording
 // anything, so that rejected requests do not consume the allowance (D23).
-func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
+func (m *Memory) Allow(_ context.Context, key string, limit int) (Decision, error) {
+	if limit <= 0 {
+		return Decision{}, errLimit(key, limit)
+	}
 	now, wall := m.clock()
 	m.maybeSweep(now)
 	sh := m.shard(key)
@@ -103,11 +106,11 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	}
 	l.expire(now - m.window)
 	n := l.len()
-	if n >= m.limit {
-		return m.rejected(l, now, wall), nil
+	if n >= limit {
+		return m.rejected(l, now, wall, limit), nil
 	}
 	l.push(now)
-	return Decision{Allowed: true, Limit: m.limit, Remaining: m.limit - n - 1, ResetAt: m.resetAt(l, now, wall)}, nil
+	return Decision{Allowed: true, Limit: limit, Remaining: limit - n - 1, ResetAt: m.resetAt(l, now, wall)}, nil
 }
 
 // add makes the log of a new key, first evicting the oldest key of a full shard. The
@@ -139,9 +142,12 @@ func (m *Memory) add(sh *shard, key string) *slidingLog {
 // Peek reports what Allow would decide for key now, recording nothing. The edge peeks at
 // the failures of every request's address, and almost always finds none: a limiter that
 // holds no key at all answers without reading the clock or locking.
-func (m *Memory) Peek(_ context.Context, key string) (Decision, error) {
+func (m *Memory) Peek(_ context.Context, key string, limit int) (Decision, error) {
+	if limit <= 0 {
+		return Decision{}, errLimit(key, limit)
+	}
 	if m.held.Load() == 0 {
-		return Decision{Allowed: true, Limit: m.limit, Remaining: m.limit}, nil
+		return Decision{Allowed: true, Limit: limit, Remaining: limit}, nil
 	}
 	now, wall := m.clock()
 	sh := m.shard(key)
@@ -149,14 +155,14 @@ func (m *Memory) Peek(_ context.Context, key string) (Decision, error) {
 	defer sh.mu.Unlock()
 	l := sh.logs[key]
 	if l == nil {
-		return Decision{Allowed: true, Limit: m.limit, Remaining: m.limit}, nil
+		return Decision{Allowed: true, Limit: limit, Remaining: limit}, nil
 	}
 	l.expire(now - m.window)
 	n := l.len()
-	if n >= m.limit {
-		return m.rejected(l, now, wall), nil
+	if n >= limit {
+		return m.rejected(l, now, wall, limit), nil
 	}
-	d := Decision{Allowed: true, Limit: m.limit, Remaining: m.limit - n}
+	d := Decision{Allowed: true, Limit: limit, Remaining: limit - n}
 	if n > 0 {
 		d.ResetAt = m.resetAt(l, now, wall)
 	}
@@ -165,10 +171,10 @@ func (m *Memory) Peek(_ context.Context, key string) (Decision, error) {
 
 // rejected is the decision for a full window: a request is accepted again when the oldest
 // accepted time in it leaves the window.
-func (m *Memory) rejected(l *slidingLog, now int64, wall time.Time) Decision {
+func (m *Memory) rejected(l *slidingLog, now int64, wall time.Time, limit int) Decision {
 	reset := l.oldest() + m.window
 	return Decision{
-		Limit:      m.limit,
+		Limit:      limit,
 		RetryAfter: retryAfter(time.Duration(reset - now)),
 		ResetAt:    wall.Add(time.Duration(reset - now)),
 	}

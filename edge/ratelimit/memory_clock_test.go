@@ -20,9 +20,9 @@ func (c *steppedClock) now() time.Time { return time.Unix(0, c.wall.Load()).UTC(
 func (c *steppedClock) tick(d time.Duration) { c.wall.Add(int64(d)); c.mono.Add(int64(d)) }
 
 // newStepped returns a limiter on c, measuring its windows with c's monotonic clock.
-func newStepped(limit int, c *steppedClock) *Memory {
+func newStepped(c *steppedClock) *Memory {
 	c.wall.Store(t0.UnixNano())
-	m := NewMemory(limit, time.Minute, c.now)
+	m := NewMemory(time.Minute, c.now)
 	m.elapsed = func(time.Time) time.Duration { return time.Duration(c.mono.Load()) }
 	return m
 }
@@ -35,16 +35,16 @@ func TestMemoryIgnoresWallClockSteps(t *testing.T) {
 	for _, step := range []time.Duration{-time.Hour, -5 * time.Second, time.Minute, time.Hour} {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {
 			c := &steppedClock{}
-			m := newStepped(3, c)
+			m, limit := newStepped(c), 3
 			for range 3 {
-				if d, _ := m.Allow(ctx, "k"); !d.Allowed {
+				if d, _ := m.Allow(ctx, "k", limit); !d.Allowed {
 					t.Fatal("rejected within the limit")
 				}
 				c.tick(time.Second)
 			}
 			c.wall.Add(int64(step))
 			// 3 s after the first request: the window is full whatever the wall clock says.
-			d, _ := m.Allow(ctx, "k")
+			d, _ := m.Allow(ctx, "k", limit)
 			if d.Allowed || d.RetryAfter != 57*time.Second {
 				t.Errorf("wall clock stepped %s, 3 s after the first of 3 requests: %+v; want rejected, Retry-After 57 s", step, d)
 			}
@@ -53,7 +53,7 @@ func TestMemoryIgnoresWallClockSteps(t *testing.T) {
 			}
 			// A window after the first request a slot is free, again whatever the wall says.
 			c.tick(57 * time.Second)
-			if d, _ := m.Allow(ctx, "k"); !d.Allowed || d.Remaining != 0 {
+			if d, _ := m.Allow(ctx, "k", limit); !d.Allowed || d.Remaining != 0 {
 				t.Errorf("wall clock stepped %s, a window after the first request: %+v; want accepted, 0 remaining", step, d)
 			}
 		})
@@ -66,19 +66,19 @@ func TestMemoryMaxKeys(t *testing.T) {
 	ctx := context.Background()
 	clock := newFakeClock()
 	const capped = 1024 // a multiple of the shards: MaxKeys rounds up to one
-	m := NewMemory(5, time.Minute, clock.now, MaxKeys(capped))
+	m := NewMemory(time.Minute, clock.now, MaxKeys(capped))
 	for i := range 100 * capped {
-		_, _ = m.Allow(ctx, fmt.Sprintf("addr-%d", i))
+		_, _ = m.Allow(ctx, fmt.Sprintf("addr-%d", i), 5)
 	}
 	if n := m.keys(); n > capped {
 		t.Errorf("keys after %d new ones = %d, want at most %d", 100*capped, n, capped)
 	}
 	// The newest keys are still counted; the oldest were evicted and start afresh.
 	newest := fmt.Sprintf("addr-%d", 100*capped-1)
-	if d, _ := m.Peek(ctx, newest); d.Remaining != 4 {
+	if d, _ := m.Peek(ctx, newest, 5); d.Remaining != 4 {
 		t.Errorf("Peek(newest key) = %+v, want 4 remaining", d)
 	}
-	if d, _ := m.Peek(ctx, "addr-0"); d.Remaining != 5 {
+	if d, _ := m.Peek(ctx, "addr-0", 5); d.Remaining != 5 {
 		t.Errorf("Peek(oldest key) = %+v, want 5 remaining: evicted", d)
 	}
 }

@@ -37,7 +37,7 @@ var cmpTime = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
 
 func TestMemoryAllowSlidingWindow(t *testing.T) {
 	clock := newFakeClock()
-	m := NewMemory(3, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	steps := []struct {
 		at   float64 // seconds after t0
 		want Decision
@@ -60,7 +60,7 @@ func TestMemoryAllowSlidingWindow(t *testing.T) {
 	}
 	for i, s := range steps {
 		clock.at(time.Duration(s.at * float64(time.Second)))
-		got, err := m.Allow(context.Background(), "k")
+		got, err := m.Allow(context.Background(), "k", 3)
 		if err != nil {
 			t.Fatalf("step %d: Allow: %v", i, err)
 		}
@@ -74,14 +74,14 @@ func TestMemoryExactlyLimitPerWindow(t *testing.T) {
 	for _, limit := range []int{1, 2, 60, 1000} {
 		t.Run(strconv.Itoa(limit), func(t *testing.T) {
 			clock := newFakeClock()
-			m := NewMemory(limit, time.Minute, clock.now)
+			m := NewMemory(time.Minute, clock.now)
 			accepted := 0
 			// Two requests a second for three minutes: every rolling minute may hold at
 			// most limit accepted requests.
 			var times []time.Duration
 			for ms := 0; ms < 180_000; ms += 500 {
 				clock.at(time.Duration(ms) * time.Millisecond)
-				d, err := m.Allow(context.Background(), "k")
+				d, err := m.Allow(context.Background(), "k", limit)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,22 +111,22 @@ func TestMemoryExactlyLimitPerWindow(t *testing.T) {
 
 func TestMemoryRejectionsDoNotConsume(t *testing.T) {
 	clock := newFakeClock()
-	m := NewMemory(2, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	for _, at := range []time.Duration{0, time.Second} {
 		clock.at(at)
-		if d, _ := m.Allow(context.Background(), "k"); !d.Allowed {
+		if d, _ := m.Allow(context.Background(), "k", 2); !d.Allowed {
 			t.Fatalf("Allow at +%s rejected, want accepted", at)
 		}
 	}
 	// A client hammering while limited must not push its own recovery further away.
 	for ms := 1000; ms < 60_000; ms += 100 {
 		clock.at(time.Duration(ms) * time.Millisecond)
-		if d, _ := m.Allow(context.Background(), "k"); d.Allowed {
+		if d, _ := m.Allow(context.Background(), "k", 2); d.Allowed {
 			t.Fatalf("Allow at +%dms accepted, want rejected", ms)
 		}
 	}
 	clock.at(time.Minute)
-	got, _ := m.Allow(context.Background(), "k")
+	got, _ := m.Allow(context.Background(), "k", 2)
 	want := Decision{Allowed: true, Limit: 2, Remaining: 0, ResetAt: sec(61)}
 	if diff := cmp.Diff(want, got, cmpTime); diff != "" {
 		t.Errorf("Allow(%q) after the rejections mismatch (-want +got):\n%s", "k", diff)
@@ -135,15 +135,15 @@ func TestMemoryRejectionsDoNotConsume(t *testing.T) {
 
 func TestMemoryKeysIndependent(t *testing.T) {
 	clock := newFakeClock()
-	m := NewMemory(1, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	ctx := context.Background()
-	if d, _ := m.Allow(ctx, "a"); !d.Allowed {
+	if d, _ := m.Allow(ctx, "a", 1); !d.Allowed {
 		t.Fatal("first request of a rejected")
 	}
-	if d, _ := m.Allow(ctx, "a"); d.Allowed {
+	if d, _ := m.Allow(ctx, "a", 1); d.Allowed {
 		t.Fatal("second request of a accepted with limit 1")
 	}
-	got, _ := m.Allow(ctx, "b")
+	got, _ := m.Allow(ctx, "b", 1)
 	want := Decision{Allowed: true, Limit: 1, Remaining: 0, ResetAt: sec(60)}
 	if diff := cmp.Diff(want, got, cmpTime); diff != "" {
 		t.Errorf("Allow(%q) mismatch (-want +got):\n%s", "b", diff)
@@ -152,19 +152,19 @@ func TestMemoryKeysIndependent(t *testing.T) {
 
 func TestMemoryPeekCountsNothing(t *testing.T) {
 	clock := newFakeClock()
-	m := NewMemory(2, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	ctx := context.Background()
 	tests := []struct {
 		name string
 		do   func() (Decision, error)
 		want Decision
 	}{
-		{"peek unknown", func() (Decision, error) { return m.Peek(ctx, "k") }, Decision{Allowed: true, Limit: 2, Remaining: 2}},
-		{"peek again", func() (Decision, error) { return m.Peek(ctx, "k") }, Decision{Allowed: true, Limit: 2, Remaining: 2}},
-		{"allow", func() (Decision, error) { return m.Allow(ctx, "k") }, Decision{Allowed: true, Limit: 2, Remaining: 1, ResetAt: sec(60)}},
-		{"peek after one", func() (Decision, error) { return m.Peek(ctx, "k") }, Decision{Allowed: true, Limit: 2, Remaining: 1, ResetAt: sec(60)}},
-		{"allow last", func() (Decision, error) { return m.Allow(ctx, "k") }, Decision{Allowed: true, Limit: 2, Remaining: 0, ResetAt: sec(60)}},
-		{"peek full", func() (Decision, error) { return m.Peek(ctx, "k") }, Decision{Limit: 2, RetryAfter: time.Minute, ResetAt: sec(60)}},
+		{"peek unknown", func() (Decision, error) { return m.Peek(ctx, "k", 2) }, Decision{Allowed: true, Limit: 2, Remaining: 2}},
+		{"peek again", func() (Decision, error) { return m.Peek(ctx, "k", 2) }, Decision{Allowed: true, Limit: 2, Remaining: 2}},
+		{"allow", func() (Decision, error) { return m.Allow(ctx, "k", 2) }, Decision{Allowed: true, Limit: 2, Remaining: 1, ResetAt: sec(60)}},
+		{"peek after one", func() (Decision, error) { return m.Peek(ctx, "k", 2) }, Decision{Allowed: true, Limit: 2, Remaining: 1, ResetAt: sec(60)}},
+		{"allow last", func() (Decision, error) { return m.Allow(ctx, "k", 2) }, Decision{Allowed: true, Limit: 2, Remaining: 0, ResetAt: sec(60)}},
+		{"peek full", func() (Decision, error) { return m.Peek(ctx, "k", 2) }, Decision{Limit: 2, RetryAfter: time.Minute, ResetAt: sec(60)}},
 	}
 	for _, tt := range tests {
 		got, err := tt.do()
@@ -185,12 +185,12 @@ func TestMemoryPeekCountsNothing(t *testing.T) {
 func TestMemoryPeekEmpty(t *testing.T) {
 	clock := newFakeClock()
 	var reads atomic.Int64
-	m := NewMemory(2, time.Minute, func() time.Time { reads.Add(1); return clock.now() })
+	m := NewMemory(time.Minute, func() time.Time { reads.Add(1); return clock.now() })
 	ctx := context.Background()
 	peek := func(step string, wantReads int64) {
 		t.Helper()
 		reads.Store(0)
-		got, err := m.Peek(ctx, "k")
+		got, err := m.Peek(ctx, "k", 2)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -202,14 +202,14 @@ func TestMemoryPeekEmpty(t *testing.T) {
 		}
 	}
 	peek("new limiter", 0)
-	_, _ = m.Allow(ctx, "other")
+	_, _ = m.Allow(ctx, "other", 2)
 	peek("a key held", 1)
 	clock.at(61 * time.Second)
-	_, _ = m.Allow(ctx, "k") // sweeps "other" out, holds "k"
+	_, _ = m.Allow(ctx, "k", 2) // sweeps "other" out, holds "k"
 	clock.at(122 * time.Second)
-	_, _ = m.Peek(ctx, "x") // a Peek never sweeps: "k" is still held
+	_, _ = m.Peek(ctx, "x", 2) // a Peek never sweeps: "k" is still held
 	peek("a key held past its window", 1)
-	_, _ = m.Allow(ctx, "other") // sweeps "k" out, holds "other"
+	_, _ = m.Allow(ctx, "other", 2) // sweeps "k" out, holds "other"
 	clock.at(183 * time.Second)
 	m.maybeSweep(clock.now().UnixNano())
 	peek("every key evicted", 0)
@@ -217,24 +217,24 @@ func TestMemoryPeekEmpty(t *testing.T) {
 
 func TestMemoryEvictsIdleKeys(t *testing.T) {
 	clock := newFakeClock()
-	m := NewMemory(5, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	ctx := context.Background()
 	for i := range 1000 {
-		_, _ = m.Allow(ctx, fmt.Sprintf("idle-%d", i))
+		_, _ = m.Allow(ctx, fmt.Sprintf("idle-%d", i), 5)
 	}
 	clock.at(30 * time.Second)
-	_, _ = m.Allow(ctx, "recent")
+	_, _ = m.Allow(ctx, "recent", 5)
 	if n := m.keys(); n != 1001 {
 		t.Fatalf("keys before a window has passed = %d, want 1001", n)
 	}
 	// One window after the first requests, any call sweeps: the 1000 idle keys go, the key
 	// used 31 s ago stays.
 	clock.at(61 * time.Second)
-	_, _ = m.Allow(ctx, "new")
+	_, _ = m.Allow(ctx, "new", 5)
 	if n := m.keys(); n != 2 {
 		t.Errorf("keys after the sweep = %d, want 2 (recent and new)", n)
 	}
-	got, _ := m.Allow(ctx, "recent")
+	got, _ := m.Allow(ctx, "recent", 5)
 	want := Decision{Allowed: true, Limit: 5, Remaining: 3, ResetAt: sec(90)}
 	if diff := cmp.Diff(want, got, cmpTime); diff != "" {
 		t.Errorf("Allow(%q) after the sweep mismatch (-want +got):\n%s", "recent", diff)
@@ -243,9 +243,9 @@ func TestMemoryEvictsIdleKeys(t *testing.T) {
 
 func TestMemoryHugeLimitDoesNotPreallocate(t *testing.T) {
 	clock := newFakeClock()
-	m := NewMemory(1<<40, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	for range 10 {
-		if d, _ := m.Allow(context.Background(), "k"); !d.Allowed {
+		if d, _ := m.Allow(context.Background(), "k", 1<<40); !d.Allowed {
 			t.Fatal("rejected under a huge limit")
 		}
 	}
@@ -289,14 +289,14 @@ func TestSlidingLogClockStepsBack(t *testing.T) {
 func TestMemoryConcurrent(t *testing.T) {
 	clock := newFakeClock()
 	const limit, keys, workers, perWorker = 100, 8, 16, 200
-	m := NewMemory(limit, time.Minute, clock.now)
+	m := NewMemory(time.Minute, clock.now)
 	var accepted [keys]atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := range perWorker {
 				k := (w + i) % keys
-				d, err := m.Allow(context.Background(), "key-"+strconv.Itoa(k))
+				d, err := m.Allow(context.Background(), "key-"+strconv.Itoa(k), limit)
 				if err != nil {
 					t.Error(err)
 					return
@@ -305,7 +305,7 @@ func TestMemoryConcurrent(t *testing.T) {
 					accepted[k].Add(1)
 				}
 				if i%50 == 0 {
-					_, _ = m.Peek(context.Background(), "key-"+strconv.Itoa(k))
+					_, _ = m.Peek(context.Background(), "key-"+strconv.Itoa(k), limit)
 				}
 			}
 		})
@@ -320,23 +320,29 @@ func TestMemoryConcurrent(t *testing.T) {
 }
 
 func TestNewMemoryRefusesNonPositive(t *testing.T) {
-	for _, tt := range []struct {
-		limit  int
-		window time.Duration
-	}{{0, time.Minute}, {-1, time.Minute}, {1, 0}} {
+	for _, window := range []time.Duration{0, -time.Second} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("NewMemory(%d, %s) did not panic", tt.limit, tt.window)
+					t.Errorf("NewMemory(%s) did not panic", window)
 				}
 			}()
-			NewMemory(tt.limit, tt.window, nil)
+			NewMemory(window, nil)
 		}()
+	}
+	m := NewMemory(time.Minute, nil)
+	for _, limit := range []int{0, -1} {
+		if _, err := m.Allow(context.Background(), "k", limit); err == nil {
+			t.Errorf("Allow with limit %d succeeded, want an error", limit)
+		}
+		if _, err := m.Peek(context.Background(), "k", limit); err == nil {
+			t.Errorf("Peek with limit %d succeeded, want an error", limit)
+		}
 	}
 }
 
 func BenchmarkMemoryAllowParallel(b *testing.B) {
-	m := NewMemory(1<<30, time.Minute, nil)
+	m := NewMemory(time.Minute, nil)
 	keys := make([]string, 256)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%064x", i)
@@ -346,7 +352,7 @@ func BenchmarkMemoryAllowParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := int(n.Add(1))
 		for pb.Next() {
-			_, _ = m.Allow(context.Background(), keys[i%len(keys)])
+			_, _ = m.Allow(context.Background(), keys[i%len(keys)], 1<<30)
 			i++
 		}
 	})

@@ -1,25 +1,29 @@
 // Package ratelimit decides whether a request may proceed under a sliding-window limit
-// (decision D23): at most Limit accepted requests for one key in any rolling window. A
+// (decision D23): at most limit accepted requests for one key in any rolling window, each
+// key with the limit its caller gives (a token's own, edge.rate_limit, a student's). A
 // rejected request does not consume the allowance.
 //
 // Limiter is the small interface the edge depends on. Memory implements it for a single
-// edge; a shared implementation (Redis) for several edges behind one load balancer can
-// implement the same interface later.
+// edge; Redis for several edges behind one load balancer, which then count every request
+// together; Shared is Redis with Memory standing in while Redis cannot answer.
 package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
-// Limiter decides, per key, whether one more request is accepted.
+// Limiter decides, per key, whether one more request is accepted. Keys are opaque: the
+// caller makes them distinct across what it limits (tokens, addresses, students).
 type Limiter interface {
-	// Allow counts a request for key when the limit allows it and reports the decision.
-	// A rejected request is not counted. An error means the limiter could not decide
-	// (a shared backend is down); the caller chooses whether to fail open.
-	Allow(ctx context.Context, key string) (Decision, error)
+	// Allow counts a request for key when fewer than limit were accepted in the window
+	// that ends now, and reports the decision. A rejected request is not counted. An
+	// error means the limiter could not decide (a shared backend is down, or limit is not
+	// positive); the caller chooses whether to fail open.
+	Allow(ctx context.Context, key string, limit int) (Decision, error)
 	// Peek reports what Allow would decide now without counting anything.
-	Peek(ctx context.Context, key string) (Decision, error)
+	Peek(ctx context.Context, key string, limit int) (Decision, error)
 }
 
 // Decision is the outcome of Allow or Peek for one key.
@@ -47,4 +51,10 @@ func retryAfter(d time.Duration) time.Duration {
 		s = 1
 	}
 	return s * time.Second
+}
+
+// errLimit refuses a limit that is not positive: the limits come from validated
+// configuration and a checked column, so one would be a bug of the caller.
+func errLimit(key string, limit int) error {
+	return fmt.Errorf("ratelimit: limit of %q must be positive (got %d)", key, limit)
 }

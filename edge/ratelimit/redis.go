@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,6 +87,7 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 		o.Prefix = DefaultRedisPrefix
 	}
 	boundCalls(opts, o.Timeout)
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	id := make([]byte, 6)
 	if _, err := rand.Read(id); err != nil {
 		return nil, fmt.Errorf("limiter id: %w", err)
@@ -95,6 +97,21 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 		timeout: o.Timeout, now: o.Now, id: hex.EncodeToString(id) + ":",
 	}, nil
 }
+
+// quiet is go-redis's logger: none. go-redis would print every failed dial to stderr, a
+// line per request outside the edge's JSON log while Redis is down; Shared logs each outage
+// once instead. go-redis has one logger per process, set once.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once
+
+// Connections and their buffers (see boundCalls).
+const (
+	poolSize   = 64
+	bufferSize = 4 << 10
+)
 
 // boundCalls makes every call fail within timeout rather than wait: the calls carry a
 // context with that deadline, and go-redis's own waits (dial, its retries, the pool) are
@@ -107,11 +124,18 @@ func boundCalls(opts *redis.Options, timeout time.Duration) {
 	opts.WriteTimeout = timeout
 	opts.PoolTimeout = timeout
 	opts.MaxRetries = -1
+	// Every request in flight holds a connection for its call: go-redis's default of ten per
+	// core would make requests beyond that wait for one, and past the timeout fail. The
+	// script's arguments and answer are a few hundred bytes: small buffers do.
+	opts.PoolSize = max(opts.PoolSize, poolSize)
+	opts.ReadBufferSize, opts.WriteBufferSize = bufferSize, bufferSize
 	// No extra commands on each new connection (CLIENT SETINFO, maintenance notifications):
 	// a reconnection during a request should cost one round trip, not three.
 	opts.DisableIdentity = true
 	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 }
+
+var _ Limiter = (*Redis)(nil)
 
 // Allow accepts the request and records it when fewer than limit requests were accepted
 // for key in the window that ends now; a rejected request records nothing (D23). An error
@@ -129,7 +153,7 @@ func (r *Redis) Peek(ctx context.Context, key string, limit int) (Decision, erro
 // run calls the script; an empty member only looks.
 func (r *Redis) run(ctx context.Context, key string, limit int, member string) (Decision, error) {
 	if limit <= 0 {
-		return Decision{}, fmt.Errorf("ratelimit: limit of %q must be positive (got %d)", key, limit)
+		return Decision{}, errLimit(key, limit)
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
@@ -162,6 +186,16 @@ func (r *Redis) decision(limit int, allowed bool, held int, oldest, now int64) D
 	}
 	return d
 }
+
+// ping checks that Redis answers and runs the script; it records nothing (a look at a key
+// that may exist changes nothing either).
+func (r *Redis) ping(ctx context.Context) error {
+	_, err := r.Peek(ctx, "probe", 1)
+	return err
+}
+
+// addr is Redis's address, for logs: never the URL, which may hold a password.
+func (r *Redis) addr() string { return r.client.Options().Addr }
 
 // Close closes the connections to Redis.
 func (r *Redis) Close() error {

@@ -182,6 +182,35 @@ func (m *Metrics) Limited(scope string) {
 // Unauthenticated counts a 401.
 func (m *Metrics) Unauthenticated() { m.unauthenticated.Inc() }
 
+// SharedLimiter is a rate limiter kept in Redis (ratelimit.Shared), which counts in memory
+// while Redis cannot answer.
+type SharedLimiter interface {
+	Mode() bool       // true while counting in Redis
+	Failures() uint64 // calls Redis failed, each decided in memory
+	Outages() uint64  // times the limiter fell back to memory
+}
+
+// WatchLimiter exports the state of a shared limiter, read when /metrics is scraped.
+func (m *Metrics) WatchLimiter(l SharedLimiter) {
+	Register(m.reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "catalogue_edge_ratelimit_shared",
+		Help: "1 while rate limits are counted in Redis (edge.redis_url), shared by every edge; 0 while this edge counts in memory because Redis does not answer.",
+	}, func() float64 {
+		if l.Mode() {
+			return 1
+		}
+		return 0
+	}))
+	Register(m.reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "catalogue_edge_ratelimit_redis_failures_total",
+		Help: "Rate-limit decisions Redis failed to give (down, past edge.redis_timeout, or an error), each decided in memory instead.",
+	}, func() float64 { return float64(l.Failures()) }))
+	Register(m.reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "catalogue_edge_ratelimit_redis_outages_total",
+		Help: "Times this edge stopped asking Redis and counted in memory until Redis answered again.",
+	}, func() float64 { return float64(l.Outages()) }))
+}
+
 // SetRoutes names the route patterns of the server, once they are registered: a request
 // is counted under its pattern when it is one of these, and as unmatched otherwise.
 func (m *Metrics) SetRoutes(patterns []string) {
