@@ -361,6 +361,7 @@ prepare_search() {
 	done
 	mapfile -t standard_args <"$work/standard/pgbench.args"
 	mapfile -t longtail_args <"$work/longtail/pgbench.args"
+	mapfile -t longtail_edge_args <"$work/longtail/edge.args"
 	fact search_cases "$(wc -l <"$work/standard/paths.txt")"
 	fact longtail_cases "$(wc -l <"$work/longtail/paths.txt")"
 	# The edge's edge.search_cache (its default: bench.sh sets none), from its configuration
@@ -395,9 +396,11 @@ start_uncached_edge() {
 }
 
 # search_round ROUND measures each search mix through the edge (its default
-# edge.search_cache), through the edge without the cache, and run by pgbench; the long tail
-# also at concurrency 1 through both edges. The cached edge's measurements also record how
-# its cache answered (BENCH_METRICS).
+# edge.search_cache), through the edge without the cache, and run by pgbench: the whole
+# search in SQL (search.sql); for the long tail also the statements the edge sends
+# (pgbench-edge: search_page.sql for the pages its index finds), and the long tail at
+# concurrency 1 through both edges. The cached edge's measurements also record how its
+# cache answered (BENCH_METRICS).
 search_round() {
 	local res mix=standard
 	for mix in standard longtail; do
@@ -407,9 +410,11 @@ search_round() {
 		record "$1" "$case" edge "$res"
 		res=$(wrk_measure "r$1-$mix-uncached" "$uncached_url" "$paths" 1 "$token" "$uncached_pid")
 		record "$1" "$case" edge-uncached "$res"
-		res=$(pgbench_measure "r$1-$mix" "${mix}_args")
+		res=$(pgbench_measure "r$1-$mix" "${mix}_args" force_custom_plan)
 		record "$1" "$case" pgbench "$res"
 	done
+	res=$(pgbench_measure "r$1-longtail-edge" longtail_edge_args force_generic_plan)
+	record "$1" longtail pgbench-edge "$res"
 	paths=$work/longtail/paths.txt
 	res=$(conns=1 BENCH_METRICS=$edge_url/metrics wrk_measure "r$1-longtail-c1-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
 	record "$1" longtail-c1 edge "$res"

@@ -126,30 +126,36 @@ search_cache_counts() {
 		END { printf "%d %d %d %d\n", n["hit"], n["miss"], n["shared"], n["refresh"] }'
 }
 
-# pgbench_measure LABEL ARGS: a search mix run by pgbench pinned to core 1 (ARGS names the
-# array of its pgbench arguments, written by scripts/bench/searchmix), with as many clients
-# as wrk has connections, prepared statements and one script file per search (drawn with
-# equal weight). Latency percentiles come from the per-transaction log (--log: one line per
-# transaction, its latency in microseconds in the third field), so p50 and p99 are exact
-# over every transaction of the timed run, measured like wrk's: from sending the query to
+# pgbench_measure LABEL ARGS PLAN: a search mix run by pgbench pinned to core 1 (ARGS names
+# the array of its pgbench arguments, written by scripts/bench/searchmix), with as many
+# clients as wrk has connections, prepared statements and the scripts drawn with their
+# weights, for warm-up + duration seconds in one run: a client prepares each statement
+# when it first meets it, and a second run would start over. Rate and latency percentiles
+# come from the per-transaction log (--log: one line per transaction, its latency in
+# microseconds in the third field and its end time in the fifth and sixth), over the
+# transactions that ended after the warm-up, measured like wrk's: from sending the query to
 # receiving the whole result, per client. Prints "tps p50_us p99_us failed - - -".
-# The sessions get plan_cache_mode=force_custom_plan, as the edge's pool sets it
-# (cmd/edge/run.go), so that both plan each search for its actual filters.
+# The sessions get plan_cache_mode=PLAN, to plan as the edge does: force_custom_plan for
+# search.sql, whose plan must fit the filters given (the edge runs it as an unnamed
+# statement, planned at each run), force_generic_plan for the statements with a plan for
+# every argument (the edge's prepared search_page.sql; searchmix writes any search.sql of
+# that mix with its values in the text).
 pgbench_measure() {
-	local label=$1 out logs tps failed
+	local label=$1 out logs failed lat
 	local -n args=$2
-	local -x PGOPTIONS="-c plan_cache_mode=force_custom_plan"
+	local -x PGOPTIONS="-c plan_cache_mode=$3"
 	out="$work/pgbench-$label.txt"
 	logs="$work/pgbench-$label"
 	rm -rf "$logs" && mkdir -p "$logs"
-	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$warmup" "${args[@]}" "$db" >"$out" 2>&1 ||
-		die "pgbench warm-up failed (see $out)"
-	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$duration" --log --log-prefix="$logs/tx" \
+	taskset -c 1 "$pgbench" -n -M prepared -c "$conns" -j 1 -T "$((warmup + duration))" --log --log-prefix="$logs/tx" \
 		"${args[@]}" "$db" >"$out" 2>&1 || die "pgbench failed (see $out)"
-	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$out")
-	[ -n "$tps" ] || die "pgbench printed no tps (see $out)"
 	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
-	echo "$tps $(cat "$logs"/tx.* | awk '{ print $3 }' | sort -n | percentiles) ${failed:-0} - - -"
+	lat=$logs/timed.txt
+	cat "$logs"/tx.* | awk -v w="$warmup" -v d="$duration" '
+		{ e = $5 + $6 / 1e6; s = e - $3 / 1e6; if (NR == 1 || s < t0) t0 = s; end[NR] = e; l[NR] = $3 }
+		END { for (i = 1; i <= NR; i++) if (end[i] >= t0 + w && end[i] < t0 + w + d) print l[i] }' | sort -n >"$lat"
+	[ -s "$lat" ] || die "pgbench logged no transaction after the warm-up (see $out)"
+	echo "$(awk -v d="$duration" 'END { printf "%.1f", NR / d }' "$lat") $(percentiles <"$lat") ${failed:-0} - - -"
 }
 
 # percentiles reads sorted numbers, one a line, and prints the 50th and 99th percentiles

@@ -13,14 +13,21 @@
 //     course's classes; half of them with a start, end or date filter; pages 1 to 5; limits
 //     10, 25 and 50. Pages past the last stay, as visitors ask for them.
 //
-// It writes DIR/paths.txt (one path a line), DIR/script-NNN.sql (pgbench scripts, each
-// choosing one of its searches at random: pgbench takes at most 128 scripts) and
-// DIR/pgbench.args (the pgbench arguments, one a line: -f FILE@W for each script, weighted
-// by its number of searches so that every search is equally likely, and -D NAME=VALUE for
-// each parameter). Parameters stay bound parameters in pgbench (-M prepared turns each
-// :variable into one), as they are in the edge, so both get the same plans; an absent filter,
-// which pgbench variables cannot hold (they have no NULL), is written into the script as
-// NULL.
+// It writes DIR/paths.txt (one path a line) and two sets of pgbench scripts, each script
+// choosing one of its searches at random (pgbench takes at most 128 scripts), with their
+// arguments in NAME.args (one a line: -f FILE@W for each script, weighted by its number of
+// searches so that every search is equally likely, and -D NAME=VALUE for each parameter):
+//   - pgbench: templates/search.sql for every search: the whole search in SQL;
+//   - edge: what the edge sends for each search: templates/search_page.sql with the ids of
+//     the page its index finds (edge/search/index, loaded here from the same database) and
+//     the index's version, or search.sql for a search the index leaves to the database,
+//     with its values in the text: make bench runs this mix with generic plans, as the
+//     edge runs search_page.sql, and search.sql needs a plan for its values, as the edge's
+//     gets.
+//
+// Parameters stay bound parameters in pgbench (-M prepared turns each :variable into one),
+// as they are in the edge, so both get the same plans; an absent filter, which pgbench
+// variables cannot hold (they have no NULL), is written into the script as NULL.
 //
 // The database and "today" come from the usual configuration (CATALOGUE_DATABASE_URL,
 // CATALOGUE_TIMEZONE).
@@ -39,6 +46,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/search/index"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -85,7 +93,8 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	searchSQL := templates.MustDefault().SQL(templates.Search)
+	tpl := templates.MustDefault()
+	searchSQL := tpl.SQL(templates.Search)
 	var cases []search
 	if *mix == "longtail" {
 		cases, err = d.drawLongTail(rand.New(rand.NewPCG(15, 15)), *n)
@@ -95,7 +104,19 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return write(*out, *base, searchSQL, today, cases)
+	ix, err := index.Load(ctx, conn, tpl.SQL(templates.SearchIndex))
+	if err != nil {
+		return err
+	}
+	whole, edge := make([]statement, len(cases)), make([]statement, len(cases))
+	for i, s := range cases {
+		whole[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), false}
+		edge[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), true}
+		if ids, _, ok := ix.Page(s.query(today), nil); ok {
+			edge[i] = statement{templates.SearchPage, tpl.SQL(templates.SearchPage), []any{ids, ix.Version()}, false}
+		}
+	}
+	return write(*out, *base, cases, map[string][]statement{"pgbench": whole, "edge": edge})
 }
 
 // drawStandard draws the standard mix: n searches, each run once. A page past the last is

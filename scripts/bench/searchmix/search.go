@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trainingco/catalogue/edge/search/index"
 )
 
 // search is one class search of the mix. Zero values are absent parameters.
@@ -82,10 +84,23 @@ func (s search) sqlArgs(today time.Time) []any {
 	return args
 }
 
+// query is s as the edge asks its index (edge/search/index).
+func (s search) query(today time.Time) index.Query {
+	return index.Query{Search: s.Search, CourseID: s.CourseID, Today: today, Start: s.Start, End: s.End, Date: s.Date,
+		Limit: int64(s.limit()), Offset: int64((s.Page - 1) * s.limit())}
+}
+
 // argText is an argument as pgbench sends it: text, which the template's casts convert.
 func argText(v any) string {
-	if t, ok := v.(time.Time); ok {
-		return t.Format(time.DateOnly)
+	switch v := v.(type) {
+	case time.Time:
+		return v.Format(time.DateOnly)
+	case []int64:
+		s := make([]string, len(v))
+		for i, n := range v {
+			s[i] = strconv.FormatInt(n, 10)
+		}
+		return "{" + strings.Join(s, ",") + "}"
 	}
 	return fmt.Sprint(v)
 }
@@ -101,10 +116,10 @@ var (
 func scriptBody(sql string) (string, int, error) {
 	body := strings.TrimSpace(commentRe.ReplaceAllString(sql, ""))
 	if body == "" {
-		return "", 0, fmt.Errorf("templates/search.sql is empty")
+		return "", 0, fmt.Errorf("the template is empty")
 	}
 	if strings.Contains(body, ";") {
-		return "", 0, fmt.Errorf("templates/search.sql holds more than one statement")
+		return "", 0, fmt.Errorf("the template holds more than one statement")
 	}
 	n := 0
 	for _, m := range paramRe.FindAllStringSubmatch(body, -1) {
@@ -115,18 +130,22 @@ func scriptBody(sql string) (string, int, error) {
 }
 
 // pgbenchScript returns body with each $n replaced by a pgbench variable prefix+n, or by
-// NULL when the argument is absent, and the -D definitions of the variables.
-func pgbenchScript(body, prefix string, args []any) (string, []string) {
+// NULL when the argument is absent, and the -D definitions of the variables. With inline,
+// each $n is replaced by its value as an SQL literal instead, and there are no variables.
+func pgbenchScript(body, prefix string, args []any, inline bool) (string, []string) {
 	var defs []string
 	for i, a := range args {
-		if a != nil {
+		if a != nil && !inline {
 			defs = append(defs, fmt.Sprintf("%s%d=%s", prefix, i+1, argText(a)))
 		}
 	}
 	script := paramRe.ReplaceAllStringFunc(body, func(m string) string {
 		k, _ := strconv.Atoi(m[1:])
-		if args[k-1] == nil {
+		switch {
+		case args[k-1] == nil:
 			return "NULL"
+		case inline:
+			return "'" + strings.ReplaceAll(argText(args[k-1]), "'", "''") + "'"
 		}
 		return ":" + prefix + strconv.Itoa(k)
 	})

@@ -5,53 +5,78 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
-// maxScripts is how many scripts the mix is spread over: pgbench takes at most 128.
+// maxScripts is how many scripts a mix is spread over: pgbench takes at most 128.
 const maxScripts = 100
 
-// write writes the mix into dir: paths.txt, the pgbench scripts and pgbench.args (see the
-// package comment). Search i goes into script i % maxScripts, which picks one of its
-// searches at random with \if; its weight is its number of searches.
-func write(dir, base, searchSQL string, today time.Time, cases []search) error {
+// statement is one query of a pgbench script: a template and its arguments, nil for NULL.
+// inline writes the arguments into the text (see pgbenchScript).
+type statement struct {
+	template, sql string
+	args          []any
+	inline        bool
+}
+
+// write writes the mix into dir: paths.txt, and for each named list of statements (one per
+// search, in the order of cases) its pgbench scripts NAME-NNN.sql and NAME.args (see the
+// package comment).
+func write(dir, base string, cases []search, mixes map[string][]statement) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	body, nparams, err := scriptBody(searchSQL)
-	if err != nil {
+	var paths []string
+	for _, s := range cases {
+		paths = append(paths, s.path(base))
+	}
+	if err := writeLines(filepath.Join(dir, "paths.txt"), paths); err != nil {
 		return err
 	}
-	scripts := make([][]string, min(len(cases), maxScripts))
-	var paths, defs []string
-	for i, s := range cases {
-		paths = append(paths, s.path(base))
-		args := s.sqlArgs(today)
-		if len(args) != nparams {
-			return fmt.Errorf("templates/search.sql takes %d arguments but the mix passes %d: update sqlArgs in scripts/bench/searchmix", nparams, len(args))
+	for name, stmts := range mixes {
+		if err := writeScripts(dir, name, stmts); err != nil {
+			return err
 		}
-		query, d := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), args)
+	}
+	fmt.Printf("searchmix: %d searches written to %s\n", len(cases), dir)
+	return nil
+}
+
+// writeScripts writes the pgbench scripts of stmts and their arguments, NAME.args. Statement
+// i goes into script i % maxScripts, which picks one of its statements at random with \if;
+// its weight is its number of statements.
+func writeScripts(dir, name string, stmts []statement) error {
+	scripts := make([][]string, min(len(stmts), maxScripts))
+	var defs []string
+	for i, st := range stmts {
+		body, nparams, err := scriptBody(st.sql)
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.template, err)
+		}
+		if len(st.args) != nparams {
+			return fmt.Errorf("%s takes %d arguments but the mix passes %d: update scripts/bench/searchmix", st.template, nparams, len(st.args))
+		}
+		query, d := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), st.args, st.inline)
 		scripts[i%len(scripts)] = append(scripts[i%len(scripts)], query)
 		defs = append(defs, d...)
 	}
-	var pgArgs []string
+	var args []string
 	for i, queries := range scripts {
-		file := filepath.Join(dir, fmt.Sprintf("script-%03d.sql", i+1))
+		file := filepath.Join(dir, fmt.Sprintf("%s-%03d.sql", name, i+1))
 		if err := os.WriteFile(file, []byte(chooseOne(queries)), 0o644); err != nil {
 			return fmt.Errorf("write pgbench script: %w", err)
 		}
-		pgArgs = append(pgArgs, "-f", fmt.Sprintf("%s@%d", file, len(queries)))
+		args = append(args, "-f", fmt.Sprintf("%s@%d", file, len(queries)))
 	}
 	for _, d := range defs {
-		pgArgs = append(pgArgs, "-D", d)
+		args = append(args, "-D", d)
 	}
-	files := map[string][]string{"paths.txt": paths, "pgbench.args": pgArgs}
-	for name, lines := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
+	return writeLines(filepath.Join(dir, name+".args"), args)
+}
+
+func writeLines(file string, lines []string) error {
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
 	}
-	fmt.Printf("searchmix: %d searches written to %s in %d pgbench scripts\n", len(cases), dir, len(scripts))
 	return nil
 }
 
