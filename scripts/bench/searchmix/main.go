@@ -20,10 +20,11 @@
 //   - pgbench: templates/search.sql for every search: the whole search in SQL;
 //   - edge: what the edge sends for each search: templates/search_page.sql with the ids of
 //     the page its index finds (edge/search/index, loaded here from the same database) and
-//     the index's version, or search.sql for a search the index leaves to the database,
-//     with its values in the text: make bench runs this mix with generic plans, as the
-//     edge runs search_page.sql, and search.sql needs a plan for its values, as the edge's
-//     gets.
+//     the index's version, or search.sql for a search the index leaves to the database.
+//     make bench runs this mix with generic plans, as the edge runs search_page.sql: one
+//     script runs it for every search, its arguments set by a query of constants first
+//     (a client would otherwise prepare and plan a statement per search); search.sql is
+//     written with its values in the text, so that it still gets a plan for them.
 //
 // Parameters stay bound parameters in pgbench (-M prepared turns each :variable into one),
 // as they are in the edge, so both get the same plans; an absent filter, which pgbench
@@ -110,10 +111,10 @@ func run(ctx context.Context, args []string) error {
 	}
 	whole, edge := make([]statement, len(cases)), make([]statement, len(cases))
 	for i, s := range cases {
-		whole[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), false}
-		edge[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), true}
+		whole[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), variables}
+		edge[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), inline}
 		if ids, _, ok := ix.Page(s.query(today), nil); ok {
-			edge[i] = statement{templates.SearchPage, tpl.SQL(templates.SearchPage), []any{ids, ix.Version()}, false}
+			edge[i] = statement{templates.SearchPage, tpl.SQL(templates.SearchPage), []any{ids, ix.Version()}, gset}
 		}
 	}
 	return write(*out, *base, cases, map[string][]statement{"pgbench": whole, "edge": edge})

@@ -10,13 +10,21 @@ import (
 // maxScripts is how many scripts a mix is spread over: pgbench takes at most 128.
 const maxScripts = 100
 
-// statement is one query of a pgbench script: a template and its arguments, nil for NULL.
-// inline writes the arguments into the text (see pgbenchScript).
+// statement is one query of a pgbench script: a template and its arguments, nil for NULL,
+// and how the script passes them (see pgbenchScript and gsetScript).
 type statement struct {
 	template, sql string
 	args          []any
-	inline        bool
+	pass          passing
 }
+
+type passing int
+
+const (
+	variables passing = iota // -D variables, one set per statement; NULL in the text
+	inline                   // the values in the text
+	gset                     // one statement for all of a template's searches (no NULL)
+)
 
 // write writes the mix into dir: paths.txt, and for each named list of statements (one per
 // search, in the order of cases) its pgbench scripts NAME-NNN.sql and NAME.args (see the
@@ -41,36 +49,92 @@ func write(dir, base string, cases []search, mixes map[string][]statement) error
 	return nil
 }
 
-// writeScripts writes the pgbench scripts of stmts and their arguments, NAME.args. Statement
-// i goes into script i % maxScripts, which picks one of its statements at random with \if;
-// its weight is its number of statements.
+// writeScripts writes the pgbench scripts of stmts and their arguments, NAME.args. The gset
+// statements of a template share one script (gsetScript); the others are spread over the
+// rest: statement i into script i % n, which picks one of its statements at random with \if.
+// A script's weight is its number of statements.
 func writeScripts(dir, name string, stmts []statement) error {
-	scripts := make([][]string, min(len(stmts), maxScripts))
+	var out [][]string // the queries of each script
 	var defs []string
-	for i, st := range stmts {
-		body, nparams, err := scriptBody(st.sql)
+	var rest []statement
+	byTemplate := map[string][]statement{}
+	for _, st := range stmts {
+		if st.pass == gset {
+			byTemplate[st.template] = append(byTemplate[st.template], st)
+		} else {
+			rest = append(rest, st)
+		}
+	}
+	var scripts []string
+	for _, group := range byTemplate {
+		script, err := gsetScript(group)
 		if err != nil {
-			return fmt.Errorf("%s: %w", st.template, err)
+			return err
 		}
-		if len(st.args) != nparams {
-			return fmt.Errorf("%s takes %d arguments but the mix passes %d: update scripts/bench/searchmix", st.template, nparams, len(st.args))
+		scripts, out = append(scripts, script), append(out, make([]string, len(group)))
+	}
+	spread := make([][]string, min(len(rest), maxScripts-len(scripts)))
+	for i, st := range rest {
+		body, err := checkedBody(st)
+		if err != nil {
+			return err
 		}
-		query, d := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), st.args, st.inline)
-		scripts[i%len(scripts)] = append(scripts[i%len(scripts)], query)
+		query, d := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), st.args, st.pass == inline)
+		spread[i%len(spread)] = append(spread[i%len(spread)], query)
 		defs = append(defs, d...)
 	}
+	for _, queries := range spread {
+		scripts, out = append(scripts, chooseOne(queries)), append(out, queries)
+	}
 	var args []string
-	for i, queries := range scripts {
+	for i, script := range scripts {
 		file := filepath.Join(dir, fmt.Sprintf("%s-%03d.sql", name, i+1))
-		if err := os.WriteFile(file, []byte(chooseOne(queries)), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
 			return fmt.Errorf("write pgbench script: %w", err)
 		}
-		args = append(args, "-f", fmt.Sprintf("%s@%d", file, len(queries)))
+		args = append(args, "-f", fmt.Sprintf("%s@%d", file, len(out[i])))
 	}
 	for _, d := range defs {
 		args = append(args, "-D", d)
 	}
 	return writeLines(filepath.Join(dir, name+".args"), args)
+}
+
+// checkedBody is st's template as a pgbench command, checked against st's arguments.
+func checkedBody(st statement) (string, error) {
+	body, nparams, err := scriptBody(st.sql)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", st.template, err)
+	}
+	if len(st.args) != nparams {
+		return "", fmt.Errorf("%s takes %d arguments but the mix passes %d: update scripts/bench/searchmix", st.template, nparams, len(st.args))
+	}
+	return body, nil
+}
+
+// gsetScript returns the script of stmts, statements of one template: it picks one of them
+// at random with \if, whose branch sets the variables a1, a2... to its arguments with a
+// query of constants (\gset), and then runs the template once with them. A client thus
+// prepares and plans the template once, as the edge does, at the cost of one small query
+// per transaction.
+func gsetScript(stmts []statement) (string, error) {
+	body, err := checkedBody(stmts[0])
+	if err != nil {
+		return "", err
+	}
+	var branches []string
+	for _, st := range stmts {
+		var cols []string
+		for i, a := range st.args {
+			if a == nil {
+				return "", fmt.Errorf("%s: a NULL argument cannot be passed with \\gset", st.template)
+			}
+			cols = append(cols, fmt.Sprintf("'%s' AS a%d", strings.ReplaceAll(argText(a), "'", "''"), i+1))
+		}
+		branches = append(branches, "SELECT "+strings.Join(cols, ", ")+" \\gset\n")
+	}
+	query := paramRe.ReplaceAllString(body, ":a$1")
+	return chooseOne(branches) + query, nil
 }
 
 func writeLines(file string, lines []string) error {
