@@ -93,6 +93,10 @@ type Edge struct {
 	// SearchCache is how long the edge reuses a live search's response for the same
 	// parameters (and the same "today"); 0 disables the cache, so every search queries.
 	SearchCache time.Duration `mapstructure:"search_cache"`
+	// SearchIndex keeps the class search's matching data in memory (edge/search/index), so
+	// that a search reads only its page's classes from the replica; false: every search
+	// runs entirely in the replica (templates/search.sql).
+	SearchIndex bool `mapstructure:"search_index"`
 	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
 	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
@@ -151,6 +155,7 @@ func Default() Config {
 			SearchTimeout: 2 * time.Second,
 			SearchCache:   5 * time.Second,
 			RedisTimeout:  50 * time.Millisecond,
+			SearchIndex:   true,
 			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub"},
 		},
 	}
@@ -187,6 +192,7 @@ func defaults() map[string]any {
 		"edge.cache_dir":         d.Edge.CacheDir,
 		"edge.search_timeout":    d.Edge.SearchTimeout,
 		"edge.search_cache":      d.Edge.SearchCache,
+		"edge.search_index":      d.Edge.SearchIndex,
 		"edge.trusted_proxies":   d.Edge.TrustedProxies,
 		"edge.redis_url":         d.Edge.RedisURL,
 		"edge.redis_password":    d.Edge.RedisPassword,
@@ -211,7 +217,7 @@ func Keys() []string {
 		"builder.metrics_listen",
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
-		"edge.search_timeout", "edge.search_cache", "edge.trusted_proxies",
+		"edge.search_timeout", "edge.search_cache", "edge.search_index", "edge.trusted_proxies",
 		"edge.redis_url", "edge.redis_password", "edge.redis_timeout",
 		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
 		"edge.jwt.leeway", "edge.jwt.student_claim",

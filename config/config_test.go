@@ -32,7 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 			Debounce: 100 * time.Millisecond, MaxDelay: time.Second, ReplicaWait: 10 * time.Second},
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
-			SearchCache: 5 * time.Second, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
+			SearchCache: 5 * time.Second, SearchIndex: true, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -56,6 +56,7 @@ timezone: Europe/Berlin
 	t.Setenv("CATALOGUE_STORE_URL", "s3://bucket/env")
 	t.Setenv("CATALOGUE_EDGE_CORS_ORIGINS", "https://b.example,https://c.example")
 	t.Setenv("CATALOGUE_EDGE_SEARCH_CACHE", "0")
+	t.Setenv("CATALOGUE_EDGE_SEARCH_INDEX", "false")
 	got, err := Load(path, map[string]any{"store.url": "file:///flag"})
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ timezone: Europe/Berlin
 		{"store.url (flag over env)", got.Store.URL, "file:///flag"},
 		{"edge.cors_origins (env list)", got.Edge.CORSOrigins, []string{"https://b.example", "https://c.example"}},
 		{"edge.search_cache (env 0: off)", got.Edge.SearchCache, time.Duration(0)},
+		{"edge.search_index (env false: off)", got.Edge.SearchIndex, false},
 		{"replica url falls back to database.url", got.ReplicaURL(), "postgres://file@h/db"},
 	}
 	for _, c := range checks {

@@ -54,6 +54,12 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_search_cache_waiting{}`:                                 0,
 		`catalogue_edge_search_duration_seconds_count{}`:                        1,
 		`catalogue_edge_search_duration_seconds_sum{}`:                          0.15,
+		`catalogue_edge_search_index_loads_total{result="ok"}`:                  1, // in Start
+		`catalogue_edge_search_index_loads_total{result="error"}`:               0,
+		`catalogue_edge_search_index_searches_total{result="used"}`:             0,
+		`catalogue_edge_search_index_searches_total{result="outdated"}`:         0,
+		`catalogue_edge_search_index_searches_total{result="bypassed"}`:         0,
+		`catalogue_edge_search_index_searches_total{result="absent"}`:           0,
 		`catalogue_edge_snapshot_info{snapshot="snap-auth"}`:                    1,
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`:                     1803902400, // 2027-03-01T12:00:00Z
 		// The snapshot was loaded from the store, through its pointer.

@@ -153,10 +153,16 @@ func openTestStore(t *testing.T, cfg config.Store) store.Store {
 func failingSearch(t *testing.T) *templates.Set {
 	t.Helper()
 	dir := t.TempDir()
-	sql := "-- search.sql that fails: division by zero.\n" +
-		"SELECT $1::date, $2::date, $3::date, $4::date, $5::text, $6::bigint, $7::bigint, $8::bigint, 1/0\n"
-	if err := os.WriteFile(filepath.Join(dir, templates.Search), []byte(sql), 0o644); err != nil {
-		t.Fatal(err)
+	files := map[string]string{
+		templates.Search: "-- search.sql that fails: division by zero.\n" +
+			"SELECT $1::date, $2::date, $3::date, $4::date, $5::text, $6::bigint, $7::bigint, $8::bigint, 1/0\n",
+		templates.SearchPage: "-- search_page.sql that fails: division by zero.\n" +
+			"SELECT $1::bigint[], $2::bigint, 1/0\n",
+	}
+	for name, sql := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	set, err := templates.Load(dir)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/builder/buildertest"
@@ -88,7 +92,7 @@ type searchOpts struct {
 }
 
 // newSearchEnv seeds a fresh database with seed, issues a token, and starts a server whose
-// replica pool is configured like cmd/edge's (plan_cache_mode=force_custom_plan).
+// replica pool is configured like cmd/edge's.
 func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -142,7 +146,6 @@ func newSearchPool(t testing.TB, dbURL string, tracer pgx.QueryTracer) *pgxpool.
 	if err != nil {
 		t.Fatalf("parse pool config: %v", err)
 	}
-	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	pc.ConnConfig.Tracer = tracer
 	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
 	if err != nil {
@@ -150,6 +153,44 @@ func newSearchPool(t testing.TB, dbURL string, tracer pgx.QueryTracer) *pgxpool.
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// eachSearchPath runs test, as a subtest, against a server on a database seeded with seed
+// for each way a search can run: through the index (edge.search_index, the default; the
+// server's Start has loaded it) and in the replica alone; with the index, it then checks
+// that every search went through it.
+func eachSearchPath(t *testing.T, seed string, test func(*testing.T, *searchEnv)) {
+	for _, index := range []bool{true, false} {
+		name := map[bool]string{true: "index", false: "replica"}[index]
+		t.Run(name, func(t *testing.T) {
+			env := newSearchEnv(t, seed, searchOpts{edit: func(c *config.Config) { c.Edge.SearchIndex = index }})
+			test(t, env)
+			if !index {
+				return
+			}
+			got := env.indexSearches(t)
+			if got["used"] == 0 || got["outdated"]+got["bypassed"]+got["absent"] != 0 {
+				t.Errorf("searches by what the index did: %v, want all used", got)
+			}
+		})
+	}
+}
+
+// indexSearches returns catalogue_edge_search_index_searches_total by result.
+func (env *searchEnv) indexSearches(t *testing.T) map[string]float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	env.s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("parse /metrics: %v", err)
+	}
+	got := map[string]float64{}
+	for _, m := range fams["catalogue_edge_search_index_searches_total"].GetMetric() {
+		got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+	}
+	return got
 }
 
 // searchHeaders are the response headers the search tests compare.

@@ -147,10 +147,16 @@ func TestSearchReplicaDown(t *testing.T) {
 // override, as a provider's templates.dir would hold, that sleeps.
 func TestSearchSlowQuery(t *testing.T) {
 	dir := t.TempDir()
-	slow := "-- search.sql that never finishes in time.\n" +
-		"SELECT $1::date, $2::date, $3::date, $4::date, $5::text, $6::bigint, $7::bigint, $8::bigint, pg_sleep(30)\n"
-	if err := os.WriteFile(filepath.Join(dir, templates.Search), []byte(slow), 0o644); err != nil {
-		t.Fatal(err)
+	slow := map[string]string{ // the search's query, whether the index finds the page or not
+		templates.Search: "-- search.sql that never finishes in time.\n" +
+			"SELECT $1::date, $2::date, $3::date, $4::date, $5::text, $6::bigint, $7::bigint, $8::bigint, pg_sleep(30)\n",
+		templates.SearchPage: "-- search_page.sql that never finishes in time.\n" +
+			"SELECT $1::bigint[], $2::bigint, pg_sleep(30)\n",
+	}
+	for name, sql := range slow {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	set, err := templates.Load(dir)
 	if err != nil {

@@ -38,8 +38,9 @@ const (
 	msgPage  = "The page parameter must be an integer."
 )
 
-func TestSearch(t *testing.T) {
-	env := newSearchEnv(t, searchSeed, searchOpts{})
+func TestSearch(t *testing.T) { eachSearchPath(t, searchSeed, testSearch) }
+
+func testSearch(t *testing.T, env *searchEnv) {
 	all := page(9, 1, item20, item11, item9, item10, item13, item21, item30, item50, item60)
 	empty := page(0, 1)
 	const classes = "/api/v2/public/classes"

@@ -7,10 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// totalSeed is the catalogue of TestSearchTotal, which checks the way search.sql and
-// count.sql count the total: without a name or id filter, every public class of the date
-// range less those of non-public courses; with one, course by course; past Online classes
-// apart. Today is 2027-03-10. No class has a room or a seat limit. Every name holds
+// totalSeed is the catalogue of TestSearchTotal, which checks the total both ways: the way
+// search.sql counts it (without a name or id filter, every public class of the date range
+// less those of non-public courses; with one, course by course; past Online classes apart)
+// and the way the index does (edge/search/index). Today is 2027-03-10. No class has a room or a seat limit. Every name holds
 // "pottery", so that a name search meets the non-public courses too:
 //
 //	course 1 Pottery (B&M, public): 101 starts today, 102 upcoming, 103 past in person
@@ -53,8 +53,9 @@ const (
 	item303 = `{"id":"303","course_id":"3","course":"Online Pottery","start":"2027-05-01","end":"2027-05-02","type":"Online","city":null,"state":null,"schedule":null,"cost":33,"full":false,"available_seats":null}`
 )
 
-func TestSearchTotal(t *testing.T) {
-	env := newSearchEnv(t, totalSeed, searchOpts{})
+func TestSearchTotal(t *testing.T) { eachSearchPath(t, totalSeed, testSearchTotal) }
+
+func testSearchTotal(t *testing.T, env *searchEnv) {
 	const classes = "/api/v2/public/classes"
 	tests := []struct {
 		target string
@@ -71,7 +72,7 @@ func TestSearchTotal(t *testing.T) {
 		{classes + "?date=4-3-2027", page(1, 1, item102)},       // 201 and 202 run then too
 		{classes + "?date=4-4-2027", page(1, 1, item102)},       // 201 and 402 run then too
 		{classes + "?limit=2&page=2", page(5, 3, item101, item102)},
-		{classes + "?limit=2&page=4", page(5, 3)},       // past the last: count.sql
+		{classes + "?limit=2&page=4", page(5, 3)},       // past the last: the true total
 		{classes + "?date=4-3-2027&page=2", page(1, 1)}, // the same, with a date
 		{classes + "?start=4-1-2027&limit=1&page=3", page(2, 2)},
 
@@ -80,12 +81,12 @@ func TestSearchTotal(t *testing.T) {
 		{classes + "?search=online", page(3, 1, item301, item302, item303)},
 		{classes + "?search=hidden", page(0, 1)},
 		{classes + "?search=pottery&date=4-3-2027", page(1, 1, item102)},
-		{classes + "?search=pottery&limit=2&page=9", page(5, 3)}, // past the last: count.sql
+		{classes + "?search=pottery&limit=2&page=9", page(5, 3)}, // past the last: the true total
 		{classes + "?search=online&start=3-10-2027&limit=1&page=2", page(1, 1)},
 
 		// An id (spec 4.4): a non-public course is an empty result, its public classes too.
 		{"/api/v2/public/course/3/classes", page(3, 1, item301, item302, item303)},
-		{"/api/v2/public/course/3/classes?limit=1&page=5", page(3, 3)}, // past the last: count.sql
+		{"/api/v2/public/course/3/classes?limit=1&page=5", page(3, 3)}, // past the last: the true total
 		{"/api/v2/public/course/1/classes?date=3-15-2027", page(0, 1)},
 		{"/api/v2/public/course/2/classes", page(0, 1)},
 		{"/api/v2/public/course/4/classes", page(0, 1)},

@@ -22,20 +22,22 @@ import (
 // item9Dearer is item9 after its class's cost is raised to 401.
 const item9Dearer = `{"id":"9","course_id":"1","course":"Welding Basics","start":"2027-04-01","end":"2027-04-01","type":"Brick and Mortar","city":"Springfield","state":"IL","schedule":null,"cost":401,"full":true,"available_seats":0}`
 
-// searchQueries counts the queries of search.sql that the replica pool sends: a real hook
-// of pgx (a query tracer), so the count is what reached PostgreSQL.
+// searchQueries counts the search queries that the replica pool sends (search.sql, or
+// search_page.sql for a page found in the index: one or the other for each search): a real
+// hook of pgx (a query tracer), so the count is what reached PostgreSQL.
 type searchQueries struct {
-	sql string
-	mu  sync.Mutex
-	n   int
+	sql, pageSQL string
+	mu           sync.Mutex
+	n            int
 }
 
 func newSearchQueries() *searchQueries {
-	return &searchQueries{sql: templates.MustDefault().SQL(templates.Search)}
+	tpl := templates.MustDefault()
+	return &searchQueries{sql: tpl.SQL(templates.Search), pageSQL: tpl.SQL(templates.SearchPage)}
 }
 
 func (q *searchQueries) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	if data.SQL == q.sql {
+	if data.SQL == q.sql || data.SQL == q.pageSQL {
 		q.mu.Lock()
 		q.n++
 		q.mu.Unlock()

@@ -118,8 +118,8 @@ func New(opts Options) (*Server, error) {
 		s.metrics.WatchLimiter(l)
 	}
 	s.search = search.New(search.Options{Pool: opts.Replica, Templates: opts.Templates,
-		Timeout: cfg.SearchTimeout, CacheTTL: cfg.SearchCache, Now: opts.Now, Registry: opts.Registry,
-		Observe: s.metrics.ObserveSearch})
+		Timeout: cfg.SearchTimeout, CacheTTL: cfg.SearchCache, Index: cfg.SearchIndex, Now: opts.Now,
+		Registry: opts.Registry, Logger: opts.Logger, Observe: s.metrics.ObserveSearch})
 	s.echo = s.newEcho()
 	return s, nil
 }
@@ -145,6 +145,7 @@ func (s *Server) Start(ctx context.Context) {
 	s.auth.Start(ctx)
 	s.docs.Start(ctx)
 	go s.days.run(ctx, s.docs.Current)
+	s.search.Start(ctx)
 }
 
 // getHead are the methods of every route: Echo does not route HEAD to a GET handler by

@@ -1,11 +1,12 @@
--- search.sql: one page of the live class search (spec 4.3, 4.4; D4, D6, D11, D12, D29) in one
+-- search.sql: one page of the live class search (spec 4.3, 4.4; D4, D6, D9-D12, D29) in one
 -- round trip. Each row is one class of the page, in page order, with the number of matches
 -- across all pages (total) beside it. Returns:
 --   id, course_id, course (name), start_date, end_date, type (course type),
 --   city, state (NULL for Online courses and for classes without a room),
 --   cost, available_seats (seat limit minus registrations, never below 0; NULL when
 --   uncapped), total.
--- No row at all when the page is past the last; the edge then runs count.sql.
+-- A page with no class (past the last, or nothing matches) is one row whose columns are all
+-- NULL but total: the true total is reported on every page (D9).
 -- Arguments (a NULL filter is absent; the edge sets plan_cache_mode=force_custom_plan so that
 -- the planner sees through the NULL checks, keeps one branch of the CASE below, and picks the
 -- index for the filters given):
@@ -133,10 +134,11 @@ SELECT
     CASE WHEN cl.seat_limit IS NOT NULL THEN GREATEST(cl.seat_limit - (
         SELECT COUNT(*) FROM registrations rg WHERE rg.class_id = cl.id
     ), 0) END AS available_seats,
-    (SELECT n FROM total) AS total
-FROM page p
-JOIN classes cl ON cl.id = p.id
-JOIN courses co ON co.id = cl.course_id
+    t.n AS total
+FROM total t
+LEFT JOIN page p ON TRUE
+LEFT JOIN classes cl ON cl.id = p.id
+LEFT JOIN courses co ON co.id = cl.course_id
 LEFT JOIN LATERAL (
     SELECT l.city, l.state
     FROM rooms r

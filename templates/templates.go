@@ -24,7 +24,6 @@ const (
 	Classes     = "classes.sql"      // every public class of a public course, with seats taken and its room
 	Popularity  = "popularity.sql"   // registrations of all time per public course
 	Search      = "search.sql"       // one page of the class search with the total
-	Count       = "count.sql"        // the total of the class search alone (page past the last)
 	SearchIndex = "search_index.sql" // what the class search matches on, for the edge's index
 	SearchPage  = "search_page.sql"  // the classes of a page the edge's index found, and the version
 	Tokens      = "tokens.sql"       // hashes and own limits of the active API tokens
@@ -61,6 +60,12 @@ const (
 	SeedAnalyze   = "seed_analyze.sql"    // VACUUM ANALYZE after a seed
 )
 
+// retired are templates that earlier versions read, with what replaced them: a copy left in
+// templates.dir would otherwise be refused as unknown, or silently ignored.
+var retired = map[string]string{
+	"count.sql": "search.sql returns the total on every page, also past the last",
+}
+
 // Set is a loaded set of templates.
 type Set struct {
 	sql map[string]string
@@ -92,6 +97,9 @@ func Load(dir string) (*Set, error) {
 	for _, f := range files {
 		if f.IsDir() || !strings.HasSuffix(f.Name(), ".sql") {
 			continue
+		}
+		if why, ok := retired[f.Name()]; ok {
+			return nil, fmt.Errorf("templates.dir: %s is no longer used: %s; remove it", f.Name(), why)
 		}
 		if _, ok := s.sql[f.Name()]; !ok {
 			return nil, fmt.Errorf("templates.dir: %s is not a known template (known: %s)", f.Name(), strings.Join(s.names(), ", "))

@@ -174,12 +174,10 @@ func openPool(ctx context.Context, cfg config.Config, conns int32, statementTime
 	if err != nil {
 		return nil, fmt.Errorf("parse replica.url: %w", err)
 	}
-	// The search query has optional filters: a NULL argument turns one off. After five
-	// executions PostgreSQL may switch a prepared statement to a generic plan, which must
-	// suit every combination of filters and so cannot use the one given; a custom plan per
-	// execution picks the index the actual filters need. Planning costs far less than a
-	// bad plan.
-	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	// plan_cache_mode stays PostgreSQL's default: the search's page query reads classes by
+	// key, and its prepared statement's generic plan (after five runs) saves planning each
+	// search; search.sql, whose plan must fit the filters given, runs as an unnamed
+	// statement, planned at each run (edge/search).
 	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
 	pc.MaxConns = conns
 	if pc.ConnConfig.ConnectTimeout == 0 {

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -37,26 +39,57 @@ func (d day) MarshalJSON() ([]byte, error) {
 	return time.Time(d).AppendFormat([]byte{'"'}, `2006-01-02"`), nil
 }
 
-// row is one class of a search page as templates.Search returns it.
+// row is one class of a search page as templates.Search and templates.SearchPage return it.
+// Every column may be NULL: a page without classes is one row of NULLs beside the total
+// (search.sql) or the version (search_page.sql).
 type row struct {
-	id, courseID int64
-	course, typ  string
-	start, end   time.Time
-	city, state  pgtype.Text // NULL for online classes and classes without a room
-	cost         int64
-	seats        pgtype.Int8 // available seats; NULL when uncapped
+	id, courseID, cost pgtype.Int8
+	course, typ        pgtype.Text
+	start, end         pgtype.Date
+	city, state        pgtype.Text // NULL for online classes and classes without a room
+	seats              pgtype.Int8 // available seats; NULL when uncapped
+}
+
+// columns are the destinations of the row's columns, in the templates' order.
+func (r *row) columns() []any {
+	return []any{&r.id, &r.courseID, &r.course, &r.start, &r.end, &r.typ, &r.city, &r.state, &r.cost, &r.seats}
+}
+
+// scanPage reads rows into the destinations that columns gives for a row (row.columns and
+// those of the query's other columns), appending each class to pg.Data.
+func scanPage(rows pgx.Rows, pg *page, columns func(*row) []any) error {
+	defer rows.Close()
+	var r row
+	dst := columns(&r)
+	for rows.Next() {
+		if err := rows.Scan(dst...); err != nil {
+			return err
+		}
+		if !r.id.Valid {
+			continue // no class: the row of an empty page
+		}
+		it, err := r.item()
+		if err != nil {
+			return err
+		}
+		pg.Data = append(pg.Data, it)
+	}
+	return rows.Err()
 }
 
 // item is r as the response shows it: full when capped and no seat is left (D6), an
 // uncapped class never; available seats never below 0.
-func (r *row) item() item {
-	it := item{ID: r.id, CourseID: r.courseID, Course: r.course, Start: day(r.start), End: day(r.end),
-		Type: r.typ, City: text(r.city), State: text(r.state), Cost: r.cost}
+func (r *row) item() (item, error) {
+	if r.start.InfinityModifier != pgtype.Finite || r.end.InfinityModifier != pgtype.Finite {
+		return item{}, fmt.Errorf("class %d: a date at infinity has no YYYY-MM-DD form", r.id.Int64)
+	}
+	it := item{ID: r.id.Int64, CourseID: r.courseID.Int64, Course: r.course.String, Start: day(r.start.Time),
+		End: day(r.end.Time), Type: r.typ.String, City: text(r.city), State: text(r.state), Cost: r.cost.Int64}
 	if r.seats.Valid {
 		seats := max(r.seats.Int64, 0)
 		it.Full, it.Seats = seats == 0, &seats
 	}
-	return it
+	return it, nil
 }
 
 // text is t as a JSON string or null.

@@ -1,16 +1,19 @@
 // Package search runs the live class search (spec 4.3, 4.4) against the read replica: it
-// parses the search parameters, runs the query, encodes the page as JSON, and keeps the
-// responses for a short while (Options.CacheTTL) so that searches repeated by many visitors
-// query once.
+// parses the search parameters, finds the page (in the index of edge/search/index, reading
+// only the page's classes from the replica, or entirely in the replica), encodes it as
+// JSON, and keeps the responses for a short while (Options.CacheTTL) so that searches
+// repeated by many visitors query once.
 package search
 
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -20,26 +23,30 @@ import (
 // Options are a Searcher's dependencies and settings. Pool and Templates are required.
 type Options struct {
 	Pool      *pgxpool.Pool  // the read replica
-	Templates *templates.Set // templates.Search and templates.Count
+	Templates *templates.Set // templates.Search, SearchIndex and SearchPage
 	Timeout   time.Duration  // edge.search_timeout: the deadline of one search's queries
 	// CacheTTL is edge.search_cache: how long a response is reused; 0 disables the cache.
 	CacheTTL time.Duration
+	// Index is edge.search_index: keep the index of edge/search/index (loaded by Start).
+	Index    bool
 	Now      func() time.Time     // the cache's clock; nil: time.Now
-	Registry *prometheus.Registry // the cache's metrics are registered here; nil: a new one
+	Registry *prometheus.Registry // the cache's and index's metrics are registered here; nil: a new one
+	Logger   *slog.Logger         // the index's loads; nil: slog.Default()
 	// Observe, when set, is given the time each search spent in the replica.
 	Observe func(time.Duration)
 }
 
-// Searcher runs searches: one query per page (templates.Search), plus templates.Count only
-// for a page past the last, and keeps the responses for Options.CacheTTL (cache.go).
+// Searcher runs searches: one query per page, templates.SearchPage for a page found in the
+// index (indexed.go) or else templates.Search, and keeps the responses for
+// Options.CacheTTL (cache.go).
 type Searcher struct {
 	opts      Options
-	searchSQL string // one page of classes, each row with the total
-	countSQL  string // the total alone, for a page past the last
-	cache     *cache // nil: CacheTTL is 0, every search queries
+	searchSQL string  // one page of classes, each row with the total
+	index     *finder // nil: Options.Index is false
+	cache     *cache  // nil: CacheTTL is 0, every search queries
 }
 
-// New returns a Searcher; it does not connect until the first search.
+// New returns a Searcher; it does not connect until Start or the first search.
 func New(opts Options) *Searcher {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -47,8 +54,27 @@ func New(opts Options) *Searcher {
 	if opts.Registry == nil {
 		opts.Registry = prometheus.NewRegistry()
 	}
-	return &Searcher{opts: opts, searchSQL: opts.Templates.SQL(templates.Search),
-		countSQL: opts.Templates.SQL(templates.Count), cache: newCache(opts.CacheTTL, opts.Now, opts.Registry)}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Searcher{opts: opts, searchSQL: opts.Templates.SQL(templates.Search),
+		cache: newCache(opts.CacheTTL, opts.Now, opts.Registry)}
+	if opts.Index {
+		s.index = newFinder(opts)
+	}
+	return s
+}
+
+// firstLoadWait is how long Start waits for the index: its load takes tens of milliseconds
+// at 100,000 classes; a replica that is down or slow must not hold the edge's start.
+const firstLoadWait = 10 * time.Second
+
+// Start loads the index, waiting for it at most firstLoadWait, and keeps it current in the
+// background until ctx is done. Searches run in the replica alone while there is no index.
+func (s *Searcher) Start(ctx context.Context) {
+	if s.index != nil {
+		s.index.keeper.Start(ctx, firstLoadWait)
+	}
 }
 
 // Result is the response to one search: its JSON body and, on demand, its gzip encoding.
@@ -127,40 +153,34 @@ func (s *Searcher) timedPage(ctx context.Context, today time.Time, p Params) ([]
 }
 
 // page runs the search for p on the day today within the search timeout and returns the
-// response body.
+// response body: from the index when it can answer, else in the replica alone.
 func (s *Searcher) page(ctx context.Context, today time.Time, p Params) ([]byte, error) {
-	pg := page{Data: []item{}, LastPage: 1}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	args := queryArgs(today, p)
-	rows, err := s.opts.Pool.Query(ctx, s.searchSQL, args...)
+	if s.index != nil {
+		if pg, ok, err := s.index.page(ctx, today, p); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(pg)
+		}
+	}
+	pg := page{Data: []item{}}
+	// An unnamed statement: PostgreSQL plans it at each run for the filters given (a NULL
+	// argument turns one off, and the plan must use the index the others need), where a
+	// prepared statement would switch to one generic plan for all after five runs.
+	rows, err := s.opts.Pool.Query(ctx, s.searchSQL, append([]any{pgx.QueryExecModeCacheDescribe}, queryArgs(today, p)...)...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var r row
-	for rows.Next() {
-		if err := rows.Scan(&r.id, &r.courseID, &r.course, &r.start, &r.end, &r.typ,
-			&r.city, &r.state, &r.cost, &r.seats, &pg.Total); err != nil {
-			return nil, err
-		}
-		pg.Data = append(pg.Data, r.item())
-	}
-	if err := rows.Err(); err != nil {
+	if err := scanPage(rows, &pg, func(r *row) []any { return append(r.columns(), &pg.Total) }); err != nil {
 		return nil, err
-	}
-	if len(pg.Data) == 0 && p.Offset > 0 {
-		// Past the last page no row carries the total; ask for it alone (D9).
-		if err := s.opts.Pool.QueryRow(ctx, s.countSQL, args[:6]...).Scan(&pg.Total); err != nil {
-			return nil, err
-		}
 	}
 	pg.LastPage = lastPage(pg.Total, p.Limit)
 	return json.Marshal(pg)
 }
 
-// queryArgs are the arguments $1..$8 of templates.Search; the first six are those of
-// templates.Count. An absent filter is NULL.
+// queryArgs are the arguments $1..$8 of templates.Search. An absent filter is NULL.
 func queryArgs(today time.Time, p Params) []any {
 	args := []any{today, nil, nil, nil, nil, nil, p.Limit, p.Offset}
 	for i, d := range []time.Time{p.Start, p.End, p.Date} {

@@ -21,12 +21,27 @@ type Keeper struct {
 
 	current atomic.Pointer[Index]
 	wake    chan struct{}
+	tried   chan struct{} // closed when the first load has ended
 }
 
 // NewKeeper returns a Keeper loading with load, with a Gap of one second and a Retry of 10
 // seconds. Nothing is loaded until Run.
 func NewKeeper(load func(context.Context) (*Index, error), log *slog.Logger) *Keeper {
-	return &Keeper{Load: load, Log: log, Gap: time.Second, Retry: 10 * time.Second, wake: make(chan struct{}, 1)}
+	return &Keeper{Load: load, Log: log, Gap: time.Second, Retry: 10 * time.Second,
+		wake: make(chan struct{}, 1), tried: make(chan struct{})}
+}
+
+// Start runs the keeper in the background until ctx is done, and returns when its first
+// load has ended, or after wait.
+func (k *Keeper) Start(ctx context.Context, wait time.Duration) {
+	go k.Run(ctx)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-k.tried:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // Index returns the current index: nil until the first load succeeds.
@@ -41,9 +56,10 @@ func (k *Keeper) Stale() {
 	}
 }
 
-// Run loads the index, then again each time Stale is called, until ctx is done.
+// Run loads the index, then again each time Stale is called, until ctx is done. Call it
+// once.
 func (k *Keeper) Run(ctx context.Context) {
-	failing := false
+	failing, first := false, true
 	for {
 		began := time.Now()
 		ix, err := k.Load(ctx)
@@ -62,6 +78,10 @@ func (k *Keeper) Run(ctx context.Context) {
 			}
 			failing = false
 			k.current.Store(ix)
+		}
+		if first {
+			close(k.tried)
+			first = false
 		}
 		if !k.wait(ctx, began, next, failing) {
 			return

@@ -118,3 +118,40 @@ func TestKeeper(t *testing.T) {
 		t.Fatal("Run did not return after its context was cancelled")
 	}
 }
+
+// TestKeeperStart checks that Start returns once the first load has ended, successful or
+// not, or after its wait when the load takes longer.
+func TestKeeperStart(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		f := newFakeLoads()
+		k := NewKeeper(f.load, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			f.expectCall(t)
+			time.Sleep(20 * time.Millisecond)
+			if fail {
+				f.answers <- errors.New("down")
+			} else {
+				f.answers <- nil
+			}
+		}()
+		began := time.Now()
+		k.Start(ctx, 5*time.Second)
+		if d := time.Since(began); d < 20*time.Millisecond || d > 4*time.Second {
+			t.Errorf("fail %v: Start returned after %v, want when the load ended (20 ms)", fail, d)
+		}
+		if got := k.Index() != nil; got == fail {
+			t.Errorf("fail %v: an index after Start: %v", fail, got)
+		}
+		cancel()
+	}
+	f := newFakeLoads() // never answers
+	k := NewKeeper(f.load, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	began := time.Now()
+	k.Start(ctx, 30*time.Millisecond)
+	if d := time.Since(began); d < 30*time.Millisecond || d > 4*time.Second {
+		t.Errorf("Start with a load that does not end returned after %v, want its wait (30 ms)", d)
+	}
+}

@@ -1,0 +1,94 @@
+package search
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trainingco/catalogue/edge/search/index"
+	"github.com/trainingco/catalogue/edge/telemetry"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// loadTimeout bounds one load of the index: a read of every public class's id and dates.
+const loadTimeout = time.Minute
+
+// finder answers searches from the index (edge/search/index): it finds the page's class ids
+// and the total there, and reads only those classes from the replica, with the version of
+// the data the index holds in the same statement (templates.SearchPage). When the replica
+// is at another version, the page is not used: the search runs in the replica alone, and a
+// new index is loaded. A search on a page the index found thus costs the replica a few key
+// lookups per class, where counting its matches in the replica took up to tens of
+// milliseconds (make bench, long tail).
+type finder struct {
+	keeper  *index.Keeper
+	pool    *pgxpool.Pool
+	pageSQL string
+
+	used, outdated, bypassed, absent prometheus.Counter
+}
+
+func newFinder(opts Options) *finder {
+	searches := telemetry.Register(opts.Registry, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "catalogue_edge_search_index_searches_total",
+		Help: "Live searches by what the search index did for them: used (it found the page), outdated (the replica had changed since it was read: the search ran in the replica and the index is being read again), bypassed (a search text it leaves to the replica: not ASCII), absent (not loaded yet).",
+	}, []string{"result"}))
+	loads := telemetry.Register(opts.Registry, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "catalogue_edge_search_index_loads_total",
+		Help: "Loads of the search index from the replica, by result (ok, error).",
+	}, []string{"result"}))
+	f := &finder{pool: opts.Pool, pageSQL: opts.Templates.SQL(templates.SearchPage),
+		used: searches.WithLabelValues("used"), outdated: searches.WithLabelValues("outdated"),
+		bypassed: searches.WithLabelValues("bypassed"), absent: searches.WithLabelValues("absent")}
+	indexSQL := opts.Templates.SQL(templates.SearchIndex)
+	loaded, failed := loads.WithLabelValues("ok"), loads.WithLabelValues("error")
+	f.keeper = index.NewKeeper(func(ctx context.Context) (*index.Index, error) {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		ix, err := index.Load(ctx, opts.Pool, indexSQL)
+		if err != nil {
+			failed.Inc()
+		} else {
+			loaded.Inc()
+		}
+		return ix, err
+	}, opts.Logger)
+	return f
+}
+
+// page answers p on the day today from the index. ok is false when the index cannot: it is
+// not loaded yet, p is a search it leaves to the replica, or the replica has changed since
+// it was read; the caller then asks the replica alone.
+func (f *finder) page(ctx context.Context, today time.Time, p Params) (pg page, ok bool, err error) {
+	ix := f.keeper.Index()
+	if ix == nil {
+		f.absent.Inc()
+		return page{}, false, nil
+	}
+	var buf [maxLimit]int64
+	ids, total, ok := ix.Page(index.Query{Search: p.Search, CourseID: p.CourseID, Today: today,
+		Start: p.Start, End: p.End, Date: p.Date, Limit: p.Limit, Offset: p.Offset}, buf[:0])
+	if !ok {
+		f.bypassed.Inc()
+		return page{}, false, nil
+	}
+	// A prepared statement with one generic plan for every page: it reads classes by key.
+	rows, err := f.pool.Query(ctx, f.pageSQL, ids, ix.Version())
+	if err != nil {
+		return page{}, false, err
+	}
+	pg = page{Data: make([]item, 0, len(ids)), Total: total, LastPage: lastPage(total, p.Limit)}
+	var version int64
+	if err := scanPage(rows, &pg, func(r *row) []any { return append([]any{&version}, r.columns()...) }); err != nil {
+		return page{}, false, err
+	}
+	if version != ix.Version() || len(pg.Data) != len(ids) {
+		f.outdated.Inc()
+		f.keeper.Stale()
+		return page{}, false, nil
+	}
+	f.used.Inc()
+	return pg, true, nil
+}
