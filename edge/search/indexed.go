@@ -2,8 +2,11 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -45,9 +48,7 @@ func newFinder(opts Options) *finder {
 	indexSQL := opts.Templates.SQL(templates.SearchIndex)
 	loaded, failed := loads.WithLabelValues("ok"), loads.WithLabelValues("error")
 	f.keeper = index.NewKeeper(func(ctx context.Context) (*index.Index, error) {
-		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
-		defer cancel()
-		ix, err := index.Load(ctx, opts.Pool, indexSQL)
+		ix, err := load(ctx, opts.Pool, indexSQL)
 		if err != nil {
 			failed.Inc()
 		} else {
@@ -56,6 +57,22 @@ func newFinder(opts Options) *finder {
 		return ix, err
 	}, opts.Logger)
 	return f
+}
+
+// load reads the index within loadTimeout, which also bounds it in PostgreSQL: the pool's
+// statement_timeout is a search's.
+func load(ctx context.Context, pool *pgxpool.Pool, sql string) (*index.Index, error) {
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("read the search index: %w", err)
+	}
+	defer tx.Rollback(ctx) // read only: nothing to undo
+	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(loadTimeout.Milliseconds(), 10)); err != nil {
+		return nil, fmt.Errorf("read the search index: %w", err)
+	}
+	return index.Load(ctx, tx, sql)
 }
 
 // page answers p on the day today from the index. ok is false when the index cannot: it is
