@@ -138,14 +138,20 @@ func (s *Server) docsOptions() docstore.Options {
 // Handler returns the HTTP handler of every route.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Start loads the first snapshot and token set (without failing when the store or database
-// is down: the edge then reports not ready and keeps trying) and starts the background
-// pollers, which stop when ctx is done.
+// Start loads the first snapshot, token set and search index (without failing when the store
+// or database is down: the edge then reports not ready, or searches in the replica alone,
+// and keeps trying) and starts the background pollers, which stop when ctx is done. The
+// index loads beside the snapshot.
 func (s *Server) Start(ctx context.Context) {
 	s.auth.Start(ctx)
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		s.search.Start(ctx)
+	}()
 	s.docs.Start(ctx)
 	go s.days.run(ctx, s.docs.Current)
-	s.search.Start(ctx)
+	<-indexed
 }
 
 // getHead are the methods of every route: Echo does not route HEAD to a GET handler by
