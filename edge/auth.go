@@ -50,7 +50,7 @@ func (s *Server) notAdmitted(c echo.Context, err error, next echo.HandlerFunc) e
 	return next(c)
 }
 
-// setLimitHeaders sets X-RateLimit-Limit and X-RateLimit-Remaining, made in one allocation.
+// setLimitHeaders sets X-RateLimit-Limit and X-RateLimit-Remaining (headerText).
 func (s *Server) setLimitHeaders(c echo.Context, d ratelimit.Decision) {
 	v := new(headerText)
 	t := strconv.AppendInt(v.buf[:0], int64(d.Limit), 10)

@@ -66,8 +66,7 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 }
 
 // requestID returns the request's id as the header value of the response: the client's
-// when it is sane (telemetry.RequestIDs.FromClient), else a new one, made in one
-// allocation (headerText).
+// when it is sane (telemetry.RequestIDs.FromClient), else a new one (headerText).
 func (s *Server) requestID(h http.Header) []string {
 	if id, ok := s.ids.FromClient(h); ok {
 		return id

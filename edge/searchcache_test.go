@@ -15,6 +15,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
 	"github.com/trainingco/catalogue/edge/search"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -295,7 +296,7 @@ func TestSearchCacheEncodings(t *testing.T) {
 		if diff := cmp.Diff(want, gz); diff != "" {
 			t.Errorf("GET %q with gzip mismatch (-want +got):\n%s", target, diff)
 		}
-		if diff := cmp.Diff(body, gunzip(t, []byte(gz.Body))); diff != "" {
+		if diff := cmp.Diff(body, docstoretest.Gunzip(t, []byte(gz.Body))); diff != "" {
 			t.Errorf("GET %q gzip body mismatch (-want +got):\n%s", target, diff)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/edge/docstore"
+	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
 )
 
 // markedFixture is a snapshot whose every document names the snapshot, so that a response
@@ -120,7 +121,7 @@ func checkMarked(t *testing.T, ts testServer, target, route string, gz bool) str
 	}
 	body := got.Body
 	if gz {
-		body = gunzip(t, []byte(got.Body))
+		body = docstoretest.Gunzip(t, []byte(got.Body))
 	}
 	id := got.Headers["X-Catalogue-Snapshot"]
 	want := markedBodies[id][route]

@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"bytes"
-	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
 )
 
 // Snapshot A: every list, two courses, two classes. Each body names its snapshot.
@@ -182,7 +181,7 @@ func TestStaticGzip(t *testing.T) {
 	ts := startLocalA(t)
 	for _, ae := range []string{"gzip", "gzip, deflate, br, zstd", "br;q=1.0, gzip;q=0.8, *;q=0.1", "*", "x-gzip", "GZIP", "gzip;q=0.5"} {
 		got := ts.get("GET", "/api/v2/public/courses", map[string]string{"Accept-Encoding": ae}, staticHeaders...)
-		if diff := cmp.Diff(coursesA, gunzip(t, []byte(got.Body))); diff != "" {
+		if diff := cmp.Diff(coursesA, docstoretest.Gunzip(t, []byte(got.Body))); diff != "" {
 			t.Errorf("gunzip(body) with Accept-Encoding %q mismatch (-want +got):\n%s", ae, diff)
 		}
 		want := map[string]string{
@@ -244,7 +243,7 @@ func TestStaticOverTheWire(t *testing.T) {
 		got := wire{res.StatusCode, res.ContentLength, res.Header.Get("Content-Encoding"), string(body)}
 		want := wire{200, int64(len(body)), "", plain}
 		if ae == "gzip" {
-			got.Body = gunzip(t, body)
+			got.Body = docstoretest.Gunzip(t, body)
 			want.Encoding = "gzip"
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -257,17 +256,4 @@ func TestStaticOverTheWire(t *testing.T) {
 			t.Errorf("HEAD with Accept-Encoding %q mismatch (-want +got):\n%s", ae, diff)
 		}
 	}
-}
-
-func gunzip(t *testing.T, b []byte) string {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("gunzip: %v", err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("gunzip: %v", err)
-	}
-	return string(out)
 }

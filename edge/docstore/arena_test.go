@@ -1,10 +1,7 @@
 package docstore
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,7 +137,7 @@ func checkBodies(t *testing.T, s *Snapshot, gen *docstoretest.Catalogue) {
 	for id := 1; id <= gen.Classes(); id++ {
 		want := gen.ClassBody(id)
 		d := s.Class(int64(id))
-		if d == nil || string(d.Body()) != want || gunzip(t, d.GzipBody()) != want {
+		if d == nil || string(d.Body()) != want || docstoretest.Gunzip(t, d.GzipBody()) != want {
 			t.Fatalf("snapshot %s: class %d is not the document published", s.id, id)
 		}
 	}
@@ -167,18 +164,4 @@ func sharedChunks(a, b *Snapshot) int {
 		}
 	}
 	return len(shared)
-}
-
-// gunzip decompresses b.
-func gunzip(t *testing.T, b []byte) string {
-	t.Helper()
-	r, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("gzip: %v", err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("gunzip: %v", err)
-	}
-	return string(out)
 }

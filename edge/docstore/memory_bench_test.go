@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ func settledMemory() memory {
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return memory{heap: int64(ms.HeapInuse), offHeap: mappedBytes.Load(), rss: procStatus("VmRSS")}
+	return memory{heap: int64(ms.HeapInuse), offHeap: mappedBytes.Load(), rss: docstoretest.ProcStatus("VmRSS")}
 }
 
 func reportMemory(b *testing.B, suffix string, m memory, snapBytes int64) {
@@ -92,22 +91,7 @@ func reportMemory(b *testing.B, suffix string, m memory, snapBytes int64) {
 	b.ReportMetric(x(m.rss), "rss-x"+suffix)
 }
 
-// procStatus returns a memory field of /proc/self/status in bytes, or 0 where there is none.
-func procStatus(field string) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
 // resetPeak starts VmHWM again from the current resident memory (Linux: clear_refs 5).
 func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
-func peakRSS() int64 { return procStatus("VmHWM") }
+func peakRSS() int64 { return docstoretest.ProcStatus("VmHWM") }

@@ -4,11 +4,15 @@
 package docstoretest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,3 +158,32 @@ func (g *Catalogue) Change(t testing.TB, dir string, pct int, id string) int64 {
 
 // Classes is the number of classes, whose ids are 1 to Classes.
 func (g *Catalogue) Classes() int { return len(g.classes) }
+
+// ProcStatus returns a memory field of /proc/self/status in bytes, or 0 where there is none.
+func ProcStatus(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Gunzip returns the decompressed b, failing t if b is not gzip.
+func Gunzip(t testing.TB, b []byte) string {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return string(out)
+}
