@@ -39,7 +39,9 @@ type Decision struct {
 	// seconds, rounded up and at least one second; 0 when allowed.
 	RetryAfter time.Duration
 	// ResetAt is the instant the oldest accepted request in the window leaves it: for a
-	// rejection, when a request would be accepted again. Zero when the window is empty.
+	// rejection, when a request would be accepted again. Zero when the window is empty, and
+	// from Redis for an accepted request (the edge tells it only with a 429, and looking it
+	// up would cost Redis another command per request).
 	ResetAt time.Time
 }
 

@@ -10,7 +10,8 @@
 --          shares
 --
 -- Returns {allowed (1 or 0), accepted requests in the window after this decision, time of
--- the oldest of them (0 when none), now}.
+-- the oldest of them or 0, now}. An accepted request returns 0 for the oldest: the edge
+-- tells it only with a 429, and every command counts (each costs Redis about 2 µs).
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -22,26 +23,21 @@ if not now then
 end
 
 -- A request accepted at t counts while now - t < window: drop those at or before now - window.
+-- Scores order the set, so a clock that steps back (a failover to a server whose clock is
+-- behind) only makes the requests recorded meanwhile leave the window sooner.
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local held = redis.call('ZCARD', key)
-local allowed = 0
-if held < limit then
-  allowed = 1
-  if member ~= '' then
-    -- A clock that steps back (Redis failed over to a server whose clock is behind) must
-    -- not record a request before one already recorded.
-    local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
-    local at = now
-    if newest and tonumber(newest) > at then at = tonumber(newest) end
-    redis.call('ZADD', key, at, member)
-    -- The log goes when its newest request leaves the window, so idle keys cost nothing.
-    redis.call('PEXPIRE', key, math.ceil((at - now + window) / 1000))
-    held = held + 1
-  end
+if held < limit and member ~= '' then
+  redis.call('ZADD', key, now, member)
+  -- The log goes when its newest request leaves the window, so idle keys cost nothing.
+  redis.call('PEXPIRE', key, math.ceil(window / 1000))
+  return {1, held + 1, 0, now}
 end
 
 local oldest = 0
 if held > 0 then
   oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
 end
+local allowed = 0
+if held < limit then allowed = 1 end
 return {allowed, held, oldest, now}

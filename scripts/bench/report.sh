@@ -138,7 +138,7 @@ END {
 	static_row("courses-gzip", "GET /public/courses, gzip")
 	static_row("class-plain", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, identity")
 	static_row("class-gzip", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, gzip")
-	redis_row("class-gzip", "the same through an edge with its rate limit in Redis (edge.redis_url; Redis on core 0 too)")
+	redis_row("class-gzip", "the same through an edge with its rate limit in Redis (edge.redis_url; Redis on core 1, with the load generator)")
 	search_row("edge", "class search mix (" f["search_cases"] " searches), concurrency " f["conns"] \
 		", the edge as configured (edge.search_cache " f["search_cache_ns"] / 1e9 " s)", 1)
 	search_row("edge-uncached", "the same, edge.search_cache 0: every request queries (pages of classes all-visible: " \
