@@ -23,16 +23,20 @@ const (
 
 var bearer = header("Bearer")
 
-// requireToken admits a request with an active token and within its token's limit
-// (auth.Gate.Admit), and answers the others: 401, 429 or, before the token set is loaded,
-// 503. Every answer to a token within or over its limit carries the limit and what remains.
+// requireToken admits a request with an active token or a student's valid JWT, within its
+// limit (auth.Gate.Admit), and answers the others: 401, 429 or, before the token set is
+// loaded, 503. Every answer to a token within or over its limit carries the limit and what
+// remains. The student a JWT names is kept in the context under studentKey.
 func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		d, err := s.auth.Admit(c.Request().Context(), c.Request().Header, clientAddr(c))
+		a, err := s.auth.Admit(c.Request().Context(), c.Request().Header, clientAddr(c))
+		if a.Student != "" {
+			c.Set(studentKey, a.Student) // for the class read (D32)
+		}
 		if err != nil {
 			return s.notAdmitted(c, err, next)
 		}
-		s.setLimitHeaders(c, d)
+		s.setLimitHeaders(c, a.Decision)
 		return next(c)
 	}
 }

@@ -37,6 +37,8 @@ func TestRequestID(t *testing.T) {
 		{"bad characters", course1, []string{"a b"}, false},
 		{"two ids", course1, []string{"one", "two"}, false},
 		{"an API token", course1, []string{env.token}, false},
+		{"the first part of a JWT", course1, []string{"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"}, false},
+		{"the claims of a JWT", course1, []string{"eyJzdWIiOiI0MiJ9"}, false},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

@@ -29,6 +29,7 @@ import (
 	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/edge/ratelimit"
 	"github.com/trainingco/catalogue/edge/search"
+	"github.com/trainingco/catalogue/edge/student"
 	"github.com/trainingco/catalogue/edge/telemetry"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -50,7 +51,11 @@ type Options struct {
 	Now        func() time.Time // nil: time.Now; tests inject a fake clock
 	// Limiter keeps every rate limit: per token and per address. nil: each in memory, in a
 	// limiter of its own. A ratelimit.Shared (edge.redis_url) has its state in /metrics.
-	Limiter  ratelimit.Limiter
+	Limiter ratelimit.Limiter
+	// JWT verifies students' JWTs (D30); nil: API tokens only. Required when
+	// Config.Edge.JWT has a key; cmd/edge makes it from the configuration (it fetches a
+	// JWKS in the background, so it needs the process's context).
+	JWT      *auth.JWTVerifier
 	Registry *prometheus.Registry // nil: a new registry, served at /metrics
 }
 
@@ -69,6 +74,7 @@ type Server struct {
 	auth    *auth.Gate         // token hashes and limits
 	search  *search.Searcher   // the live class search
 	days    *dayWatch          // the snapshot's day against the edge's
+	student *student.Reader    // the per-student fields of the class read (D32)
 	metrics *telemetry.Metrics // Prometheus collectors
 	ids     *telemetry.RequestIDs
 	reqLog  *telemetry.RequestLog
@@ -81,6 +87,9 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.Store == nil || opts.Replica == nil || opts.Templates == nil {
 		return nil, errors.New("edge: Options.Store, Replica and Templates are required")
+	}
+	if opts.JWT == nil && opts.Config.Edge.JWT.Enabled() {
+		return nil, errors.New("edge: Options.JWT is required when edge.jwt.hmac_secret or edge.jwt.jwks_url is set")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -112,11 +121,13 @@ func New(opts Options) (*Server, error) {
 	s.days = &dayWatch{metrics: s.metrics, log: s.log, now: s.now, loc: loc}
 	s.docs = docstore.New(s.docsOptions())
 	s.auth = auth.New(auth.Options{Pool: cmp.Or(opts.Tokens, opts.Replica), Templates: opts.Templates, Refresh: cfg.TokenRefresh,
-		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Failures: opts.Limiter, Now: opts.Now, Logger: opts.Logger})
+		RateLimit: cfg.RateLimit, Limiter: opts.Limiter, Failures: opts.Limiter, Now: opts.Now, Logger: opts.Logger,
+		JWT: opts.JWT})
 	s.metrics.TokenSetAge(s.auth.Age)
 	if l, ok := opts.Limiter.(telemetry.SharedLimiter); ok {
 		s.metrics.WatchLimiter(l)
 	}
+	s.student = student.NewReader(opts.Replica, opts.Templates, cfg.SearchTimeout)
 	s.search = search.New(search.Options{Pool: opts.Replica, Templates: opts.Templates,
 		Timeout: cfg.SearchTimeout, CacheTTL: cfg.SearchCache, Index: cfg.SearchIndex, Now: opts.Now,
 		Registry: opts.Registry, Logger: opts.Logger, Observe: s.metrics.ObserveSearch})

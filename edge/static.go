@@ -57,7 +57,8 @@ func (s *Server) handleCourse(c echo.Context) error {
 	return s.serve(c, snap, doc)
 }
 
-// handleClass serves GET /public/class/:id, like handleCourse.
+// handleClass serves GET /public/class/:id, like handleCourse; for a signed-in student with
+// the student's two fields filled in (student.go, D32).
 func (s *Server) handleClass(c echo.Context) error {
 	id, ok := parseID(c.Param("id"))
 	if !ok {
@@ -70,6 +71,9 @@ func (s *Server) handleClass(c echo.Context) error {
 	doc := snap.Class(id)
 	if doc == nil {
 		return fail(ErrNotFound, "Class not found.")
+	}
+	if who := studentOf(c); who != "" {
+		return s.serveStudentClass(c, snap, doc, id, who)
 	}
 	return s.serve(c, snap, doc)
 }

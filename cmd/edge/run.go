@@ -88,8 +88,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer limiter.Close() // after Shutdown: requests in flight are still counted
 	}
 
+	jwt, err := newJWTVerifier(ctx, cfg.Edge.JWT, log)
+	if err != nil {
+		return err
+	}
 	opts := edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log,
-		RequestLog: out.batch()}
+		RequestLog: out.batch(), JWT: jwt}
 	if limiter != nil {
 		opts.Limiter = limiter
 	}

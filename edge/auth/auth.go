@@ -1,10 +1,11 @@
 // Package auth decides who may call the API and how often. It holds the hashes of the
 // active API tokens in memory, reloaded from the replica every edge.token_refresh, so that
-// checking a token never queries the database, and applies two limits (edge/ratelimit):
-// per token on every authenticated request, at the token's own limit or edge.rate_limit,
-// and per client address on failed authentication (D21–D23). Limiter keys are a token's
-// SHA-256 in hex and an address (or /64) as text, which can never be equal, so one shared
-// limiter (Redis) can hold both.
+// checking a token never queries the database; it verifies the JWTs of signed-in students
+// (jwt.go, D30–D31); and it applies two limits (edge/ratelimit): per token or student on
+// every authenticated request, at the token's own limit or edge.rate_limit, and per client
+// address on failed authentication (D21–D23). Limiter keys are a token's SHA-256 in hex, a
+// student as "jwt:" and the student (studentKey), and an address (or /64) as text, which
+// can never be equal, so one shared limiter (Redis) can hold all three.
 package auth
 
 import (
@@ -68,9 +69,12 @@ type Options struct {
 	Failures  ratelimit.Limiter // per address, failed authentications; nil: in memory
 	Now       func() time.Time  // nil: time.Now; tests inject a fake clock
 	Logger    *slog.Logger      // nil: slog.Default()
+	// JWT verifies students' JWTs (D30); nil: only API tokens are accepted.
+	JWT *JWTVerifier
 }
 
-// Gate checks API tokens against the hashes of the active tokens and applies the limits.
+// Gate checks API tokens against the hashes of the active tokens, and students' JWTs, and
+// applies the limits.
 type Gate struct {
 	opts     Options
 	tokens   atomic.Pointer[tokenSet] // nil until the first load succeeds
@@ -219,48 +223,85 @@ func (g *Gate) logResult(err error) {
 	}
 }
 
+// Admission is a request Admit let through: its limit's decision (its Limit and Remaining
+// are for the response's headers) and, for a student's JWT, the student (D31).
+type Admission struct {
+	ratelimit.Decision
+	Student string // empty for an API token
+}
+
 // Admit decides whether a request with header h from the client address addr goes on: it
-// needs an active token, within its token's limit. It returns the token's limit decision
-// (its Limit and Remaining are for the response's headers), or a *Refusal, or an error
-// wrapping ErrLimiterFailed when the limiter could not decide: the token was checked and
-// only the limit is unknown, and the caller fails open, since a limiter that cannot decide
-// (a shared Redis down) must not take the whole API down with it.
+// needs an active API token or, when Options.JWT is set, a valid JWT (D30), within its
+// limit: the token's, or the student's (D33). It returns the Admission, or a *Refusal, or
+// an error wrapping ErrLimiterFailed when the limiter could not decide: the token was
+// checked and only the limit is unknown, and the caller fails open, since a limiter that
+// cannot decide (a shared Redis down) must not take the whole API down with it.
 //
 // The token is looked up first, and only failures count against the client's address
 // (failureKey): a valid token is never refused for its address's failures, so an
 // anonymous flood from behind the same NAT, or through a load balancer the edge does not
 // trust, cannot lock out the clients sharing the address. That a limited address still
 // learns when a guess was right gives a guesser nothing: at the address's allowance a
-// token's 128 random bits are out of reach.
-func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (ratelimit.Decision, error) {
+// token's 128 random bits are out of reach, and so is a JWT's signature.
+func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (Admission, error) {
+	token, ok := bearerToken(h)
+	if ok && g.opts.JWT != nil && LooksLikeJWT(token) {
+		// Needs no token set: students are served before the token hashes first load.
+		return g.admitStudent(ctx, token, addr)
+	}
 	set := g.tokens.Load()
 	if set == nil {
 		// Not 401: the token may well be good, and clients must not drop it.
-		return ratelimit.Decision{}, &Refusal{Kind: ErrNotLoaded, Decision: ratelimit.Decision{RetryAfter: g.opts.Refresh}}
+		return Admission{}, &Refusal{Kind: ErrNotLoaded, Decision: ratelimit.Decision{RetryAfter: g.opts.Refresh}}
 	}
-	tl, ok := set.lookup(h)
-	if !ok {
+	tl, found := set.lookup(token)
+	if !ok || !found {
 		return g.failed(ctx, addr)
 	}
-	d, err := g.opts.Limiter.Allow(ctx, tl.key, tl.limit)
+	return g.limit(ctx, tl.key, tl.limit, "")
+}
+
+// admitStudent admits a request with a valid JWT, within the student's limit.
+func (g *Gate) admitStudent(ctx context.Context, token, addr string) (Admission, error) {
+	student, err := g.opts.JWT.Verify(ctx, token)
 	if err != nil {
-		return d, fmt.Errorf("%w: %w", ErrLimiterFailed, err)
+		return g.failed(ctx, addr)
+	}
+	return g.limit(ctx, studentKey(student), g.opts.RateLimit, student)
+}
+
+// limit counts the request against key, at limit per rolling minute (D23).
+func (g *Gate) limit(ctx context.Context, key string, limit int, student string) (Admission, error) {
+	d, err := g.opts.Limiter.Allow(ctx, key, limit)
+	if err != nil {
+		return Admission{Decision: d, Student: student}, fmt.Errorf("%w: %w", ErrLimiterFailed, err)
 	}
 	if !d.Allowed {
-		return d, &Refusal{Kind: ErrRateLimited, Scope: "token", Decision: d}
+		return Admission{Decision: d}, &Refusal{Kind: ErrRateLimited, Scope: "token", Decision: d}
 	}
-	return d, nil
+	return Admission{Decision: d, Student: student}, nil
+}
+
+// studentKey is what a student's requests count against, in the limiter's key space beside
+// the tokens' hex hashes: "jwt:" and the student, or a hash of a student claim so long that
+// the limiter (maybe a shared Redis) should not hold it.
+func studentKey(student string) string {
+	if len(student) <= 64 {
+		return "jwt:" + student
+	}
+	sum := sha256.Sum256([]byte(student))
+	return "jwt#" + hex.EncodeToString(sum[:16])
 }
 
 // failed counts a failed authentication against the client's address and refuses it: 401,
 // or 429 once the address has used up its allowance of failures (D23).
-func (g *Gate) failed(ctx context.Context, addr string) (ratelimit.Decision, error) {
+func (g *Gate) failed(ctx context.Context, addr string) (Admission, error) {
 	d, err := g.failures.Allow(ctx, failureKey(addr), g.opts.RateLimit)
 	if err == nil && !d.Allowed {
-		return d, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
+		return Admission{Decision: d}, &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
 	}
 	// The in-memory limiter never fails; should a shared one, the 401 still stands.
-	return ratelimit.Decision{}, &Refusal{Kind: ErrUnauthenticated}
+	return Admission{}, &Refusal{Kind: ErrUnauthenticated}
 }
 
 // Stray counts a request that reached no endpoint (an unknown path outside /public, a
@@ -288,13 +329,12 @@ func failureKey(addr string) string {
 	return a.String()
 }
 
-// lookup returns the limiter key and limit of the active token in the Authorization header.
-func (set *tokenSet) lookup(h http.Header) (tokenLimit, bool) {
-	token, ok := bearerToken(h)
+// lookup returns the limiter key and limit of the active token.
+func (set *tokenSet) lookup(token string) (tokenLimit, bool) {
 	// Valid refuses a mistyped or made-up token by its checksum without a lookup. The
 	// lookup itself is of the token's SHA-256, so its timing reveals nothing usable about
 	// the token.
-	if !ok || !apitoken.Valid(token) {
+	if !apitoken.Valid(token) {
 		return tokenLimit{}, false
 	}
 	tl, ok := (*set)[apitoken.Sum(token)]

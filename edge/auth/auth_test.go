@@ -81,7 +81,8 @@ func FuzzAuthorization(f *testing.F) {
 				t.Fatalf("bearerToken(%q) = %q, but Bearer %q gives %q, %v", value, token, token, again, ok2)
 			}
 		}
-		got, in := active.lookup(h)
+		got, in := active.lookup(token)
+		in = in && ok
 		if wantIn := ok && token == handToken; in != wantIn || (in && got != want) {
 			t.Fatalf("lookup(%q, twice %v) = %+v, %v; want let in: %v", value, twice, got, in, wantIn)
 		}

@@ -80,7 +80,8 @@ type member struct {
 	value  json.RawMessage
 }
 
-// Parse splits doc, the identity body of a class document of the snapshot.
+// Parse splits doc, the identity body of a class document of the snapshot. The Document
+// keeps no reference to doc.
 func Parse(doc []byte) (*Document, error) {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -113,10 +114,13 @@ func Parse(doc []byte) (*Document, error) {
 	if !seen[keyCourseID] || !seen[keyRegistrationID] || !seen[keyPrevTestDate] {
 		return nil, fmt.Errorf("%w: it lacks course_id, registration_id or prev_reg_test_date", ErrNotClassDocument)
 	}
-	d.trailer = doc[dec.InputOffset():]
-	if len(bytes.TrimSpace(d.trailer)) > 0 {
+	rest := doc[dec.InputOffset():]
+	if len(bytes.TrimSpace(rest)) > 0 {
 		return nil, fmt.Errorf("%w: data after the object", ErrNotClassDocument)
 	}
+	// A copy, like every value the decoder returned: nothing of doc is kept, so its bytes
+	// may go once Parse returns.
+	d.trailer = bytes.Clone(rest)
 	return d, nil
 }
 

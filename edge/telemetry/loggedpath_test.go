@@ -10,21 +10,29 @@ import (
 // handToken is a valid token (builder/apitoken's hand-made test token).
 const handToken = "pcat_7kQ2vXr9LmP4sTn8WbYc3HdJf6GzA1eRuK5oNqVwMxE1JgdEX"
 
+// handJWT is a JWT (HS256, any secret: only its form matters here).
+const handJWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MiIsImV4cCI6MTg5MzQ1OTYwMH0.c2lnbmF0dXJlLW9mLXRoZS1wb3J0YWwtc2VjcmV0LXh4eA"
+
 // FuzzLoggedPath holds LoggedPath to a reference: in each segment of the path, from the
-// first token prefix on, the text is replaced by "pcat_[redacted]"; other segments, and a
-// path without the prefix, are logged as they are. So no token put in a path reaches the
-// log, whole or mistyped.
+// first token prefix or JWT mark on, the text is replaced by "pcat_[redacted]" or
+// "eyJ[redacted]"; other segments, and a path without either, are logged as they are. So no
+// token or JWT put in a path reaches the log, whole or mistyped.
 func FuzzLoggedPath(f *testing.F) {
 	for _, s := range []string{"", "/", "/api/v2/public/courses", "/api/v2/public/course/" + handToken,
 		"/api/v2/public/course/" + handToken + "/classes", "/" + handToken + "/" + handToken, "/xpcat_abc/pcat_",
-		"pcat_pcat_", "/a/pcat", "//pcat_x//", "/api/v2/public/course/" + handToken[:30]} {
+		"pcat_pcat_", "/a/pcat", "//pcat_x//", "/api/v2/public/course/" + handToken[:30],
+		"/api/v2/public/class/" + handJWT, "/api/v2/public/class/1" + handJWT + "/x", "/eyJpcat_/pcat_eyJ", "/ey/J"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		segs := strings.Split(p, "/")
 		for i, seg := range segs {
-			if j := strings.Index(seg, apitoken.Prefix); j >= 0 {
-				segs[i] = seg[:j] + apitoken.Prefix + "[redacted]"
+			j, mark := strings.Index(seg, apitoken.Prefix), apitoken.Prefix
+			if k := strings.Index(seg, JWTMark); k >= 0 && (j < 0 || k < j) {
+				j, mark = k, JWTMark
+			}
+			if j >= 0 {
+				segs[i] = seg[:j] + mark + "[redacted]"
 			}
 		}
 		want := strings.Join(segs, "/")

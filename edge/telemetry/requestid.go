@@ -37,8 +37,10 @@ const maxRequestIDLen = 64
 // characters could forge or flood log lines, and an API token sent there by mistake must
 // not reach the log: any id with the token prefix counts as a token, since a token with a
 // character added or changed is no valid one, yet logging it would give the real one away.
+// So does any id holding JWTMark: a JWT is too long for an id, but a part of one is not.
 func (g *RequestIDs) FromClient(h http.Header) ([]string, bool) {
-	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) && !strings.Contains(v[0], apitoken.Prefix) {
+	if v := h[echo.HeaderXRequestID]; len(v) == 1 && saneRequestID(v[0]) &&
+		!strings.Contains(v[0], apitoken.Prefix) && !strings.Contains(v[0], JWTMark) {
 		return v[:1:1], true
 	}
 	return nil, false

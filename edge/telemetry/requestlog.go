@@ -107,14 +107,17 @@ func appendRequestLine(b []byte, t time.Time, l *RequestLine) []byte {
 	return append(b, "}\n"...)
 }
 
-// LoggedPath is the path as it is logged: from the token prefix to the end of its segment
-// is replaced, so that a token put in the path by mistake (whole, cut or mistyped) never
-// reaches the log, and the result is cut by LoggedValue. A short path without the prefix is
-// returned as it is, without allocating.
+// JWTMark begins every JWT: its first part is base64url JSON, and JSON objects begin {".
+const JWTMark = "eyJ"
+
+// LoggedPath is the path as it is logged: from an API token's prefix or JWTMark to the end
+// of its segment is replaced, so that a token or a JWT put in the path by mistake (whole,
+// cut or mistyped) never reaches the log, and the result is cut by LoggedValue. A short path
+// with neither is returned as it is, without allocating.
 func LoggedPath(p string) string {
 	var b strings.Builder
 	for {
-		i := strings.Index(p, apitoken.Prefix)
+		i, mark := firstMark(p)
 		if i < 0 {
 			if b.Len() == 0 {
 				return LoggedValue(p)
@@ -123,14 +126,24 @@ func LoggedPath(p string) string {
 			return LoggedValue(b.String())
 		}
 		b.WriteString(p[:i])
-		b.WriteString(apitoken.Prefix + "[redacted]")
-		p = p[i+len(apitoken.Prefix):]
+		b.WriteString(mark + "[redacted]")
+		p = p[i+len(mark):]
 		if j := strings.IndexByte(p, '/'); j >= 0 {
 			p = p[j:]
 		} else {
 			p = ""
 		}
 	}
+}
+
+// firstMark returns where the first API token prefix or JWTMark of p begins, and which it
+// is, or -1.
+func firstMark(p string) (int, string) {
+	i, mark := strings.Index(p, apitoken.Prefix), apitoken.Prefix
+	if j := strings.Index(p, JWTMark); j >= 0 && (i < 0 || j < i) {
+		i, mark = j, JWTMark
+	}
+	return i, mark
 }
 
 // MaxLogged is the most bytes of a value the client chose (its path, its method) that a
