@@ -12,7 +12,11 @@
 #      pages repeat) and once for the long tail (1,000 different searches a search box sends),
 #      the long tail also at concurrency 1;
 #   3. builder runs into MinIO: full, no change, one class changed;
-#   4. edge memory against the snapshot's size, and the time to serve a new snapshot.
+#   4. edge memory against the snapshot's size, and the time to serve a new snapshot;
+#   5. freshness: builder serve and an edge with their default freshness settings; the rows
+#      a full and a change build read, the builder's CPU for one change, the time from
+#      COMMIT to the edge serving it over a mix of changes, and a burst of registrations
+#      (scripts/bench/freshness).
 # Static and search comparisons run BENCH_ROUNDS times side by side; the table reports
 # medians, and ratios computed within each round. It prints one markdown table and writes it
 # to a file whose path it prints.
@@ -72,7 +76,8 @@ main() {
 	rm -rf "$work" && mkdir -p "$work" "$bin"
 	for k in mode courses classes registrations duration warmup conns; do fact "$k" "${!k}"; done
 	log "building the binaries into $bin"
-	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix
+	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix \
+		./scripts/bench/freshness
 
 	start_postgres
 	seed
@@ -92,6 +97,7 @@ main() {
 		search_round "$round"
 	done
 	swap_runs
+	freshness
 	fact rss_end_kb "$(proc_kb "$edge_pid" VmRSS)"
 	fact hwm_kb "$(proc_kb "$edge_pid" VmHWM)"
 	scripts/bench/report.sh "$work" >"$results"
@@ -471,6 +477,83 @@ pointer_id() {
 edge_snapshot() {
 	curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$edge_url$1" 2>/dev/null |
 		tr -d '\r' | sed -n 's/^[Xx]-[Cc]atalogue-[Ss]napshot: *//p'
+}
+
+# freshness starts builder serve (its build at start gives the rows a full build reads),
+# measures the rows and the CPU of builds for one changed class and for one registration,
+# then starts an edge with the default edge.poll_interval and runs the change mix and the
+# burst through scripts/bench/freshness. Both run on core 0 beside the other servers; the
+# driver, which commits and polls, on core 1.
+freshness() {
+	local metrics_port before after r
+	metrics_port=$(free_port)
+	log "freshness: starting builder serve (core 0)"
+	before=$(rows_read)
+	CATALOGUE_BUILDER_METRICS_LISTEN=127.0.0.1:$metrics_port taskset -c 0 "$bin/builder" serve >"$work/serve.log" 2>&1 &
+	pids+=("$!")
+	wait_published 1 900 || { tail -n 20 "$work/serve.log" >&2; die "builder serve published nothing"; }
+	sleep 1.5 # the statistics of the build's sessions reach the collector when they end
+	after=$(rows_read)
+	fact fresh_rows_full $((after - before))
+	for ((r = 1; r <= rounds; r++)); do
+		one_change class "$r" "$(cat scripts/bench/change_class.sql)"
+		one_change registration "$r" "INSERT INTO registrations (class_id) VALUES ($changed_class) RETURNING id"
+		"$psql" "$db" -Atq -c "DELETE FROM registrations WHERE id = $changed_row" >/dev/null
+		wait_published $(($(published_count) + 1)) 60 || die "builder serve did not publish the registration's removal"
+	done
+	for kind in class registration; do
+		for k in rows cpu; do
+			fact "fresh_${kind}_$k" "$(for ((r = 1; r <= rounds; r++)); do fact_value "fresh_${kind}${r}_$k"; done | median)"
+			fact "fresh_${kind}_${k}_runs" "$(for ((r = 1; r <= rounds; r++)); do fact_value "fresh_${kind}${r}_$k"; done | paste -sd ' ')"
+		done
+	done
+	local port
+	port=$(free_port)
+	fresh_url=http://127.0.0.1:$port
+	log "freshness: starting an edge with the default edge.poll_interval on $fresh_url (core 0)"
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:$port CATALOGUE_EDGE_RATE_LIMIT=1000000000 \
+		taskset -c 0 "$bin/edge" >"$work/edge-fresh.log" 2>&1 &
+	pids+=("$!")
+	wait_http "$fresh_url/readyz" 600 || { tail -n 20 "$work/edge-fresh.log" >&2; die "the freshness edge did not become ready"; }
+	fact fresh_poll "$(jq -r 'select(.msg == "configuration") | .config.Edge.PollInterval' "$work/edge-fresh.log" | head -n 1)"
+	local mix_rounds=5 burst=1000 burst_seconds=10s
+	[ "$mode" = quick ] && mix_rounds=2 burst=200 burst_seconds=2s
+	log "freshness: the change mix ($mix_rounds rounds of 8 changes) and a burst of $burst registrations in $burst_seconds"
+	taskset -c 1 "$bin/freshness" -db "$db" -edge "$fresh_url/api/v2" -token "$token" -rounds "$mix_rounds" \
+		-burst "$burst" -burst-seconds "$burst_seconds" -builder-metrics "http://127.0.0.1:$metrics_port/metrics" \
+		>"$work/freshness.out" 2>"$work/freshness.log" || { tail -n 20 "$work/freshness.log" >&2; die "the freshness driver failed"; }
+	cat "$work/freshness.out" >>"$work/facts"
+}
+
+# one_change KIND ROUND SQL commits SQL (which returns one id: the changed class, or the new
+# row) and records the rows read and the CPU time of builder serve's build that publishes it.
+one_change() {
+	local kind=$1 r=$2 n before after line
+	n=$(published_count)
+	before=$(rows_read)
+	changed_row=$("$psql" "$db" -Atq -c "$3") || die "the $kind change failed"
+	[ "$kind" = class ] && changed_class=$changed_row
+	wait_published $((n + 1)) 60 || die "builder serve did not publish the $kind change"
+	sleep 1.5
+	after=$(rows_read)
+	line=$(grep '"msg":"published snapshot"' "$work/serve.log" | tail -n 1)
+	fact "fresh_${kind}${r}_rows" $((after - before))
+	fact "fresh_${kind}${r}_cpu" "$(jq -r '.cpu_seconds' <<<"$line")"
+	fact "fresh_${kind}${r}_kind" "$(jq -r '.kind' <<<"$line")"
+	log "freshness: one $kind changed: $((after - before)) rows read, $(jq -r '.cpu_seconds' <<<"$line") s of builder CPU ($(jq -r '.kind' <<<"$line") build)"
+}
+
+rows_read() { "$psql" "$db" -Atq -f scripts/bench/rows_read.sql; }
+published_count() { grep -c '"msg":"published snapshot"' "$work/serve.log" || true; }
+
+# wait_published N SECONDS waits until builder serve has logged N publications.
+wait_published() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ "$(published_count)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 main "$@"

@@ -157,4 +157,27 @@ END {
 	row("Edge", "new snapshot served after its pointer is written (runs: " split(acc["swap"], tmp, " ") ")",
 		sprintf("median %.2f s, max %.2f s", med(acc["swap"]), maxof(acc["swap"])), "poll interval " f["poll_interval"], "",
 		"≤ poll interval + 1 s", yn(maxof(acc["swap"]) + 0 <= poll + 1))
+	freshness_rows()
+}
+# The freshness rows (scripts/bench.sh freshness; the driver scripts/bench/freshness).
+function freshness_rows(    full, p95, n, c, r) {
+	if (!("fresh_p95" in f)) return
+	p95 = f["fresh_p95"] + 0
+	row("Freshness", "COMMIT to served by an edge, over a mix of " f["fresh_samples"] " changes (registration added and removed, class cost, course renamed, class hidden and shown, room renamed, new class), default settings",
+		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s", f["fresh_p50"], p95, f["fresh_max"]),
+		sprintf("edge.poll_interval %g s", f["fresh_poll"] / 1e9), "", "p95 ≤ 5 s (moonshot ≤ 1 s)", yn(p95 <= 5) (p95 <= 1 ? ", moonshot too" : ""))
+	full = f["fresh_rows_full"] + 0
+	for (c = 1; c <= 2; c++) {
+		r = c == 1 ? "class" : "registration"
+		n = split(f["fresh_" r "_cpu_runs"], tmp, " ")
+		row("Freshness", "builder CPU of the build for one " (c == 1 ? "changed class" : "new registration") " (median of " n ")",
+			sprintf("%.0f ms (runs %s s)", f["fresh_" r "_cpu"] * 1000, f["fresh_" r "_cpu_runs"]), "", "", "≤ 300 ms", yn(f["fresh_" r "_cpu"] + 0 <= 0.3))
+		row("Freshness", "rows read by that build (table rows and index entries, pg_stat)",
+			sprintf("%s (runs %s)", thousands(f["fresh_" r "_rows"]), f["fresh_" r "_rows_runs"]), "full build " thousands(full),
+			sprintf("%.3f%%", 100 * f["fresh_" r "_rows"] / (full > 0 ? full : 1)),
+			c == 1 ? "< 1% of a full build" : "none (popular counts the registrations of the course)", c == 1 ? yn(f["fresh_" r "_rows"] + 0 < full / 100) : "")
+	}
+	row("Freshness", "burst: " thousands(f["burst_n"]) " registrations committed over " f["burst_spread"] " s into " f["burst_classes"] " classes",
+		sprintf("%d builds; every class served %.2f s after the last commit", f["burst_builds"], f["burst_served"]), "", "",
+		"a bounded number of builds; served ≤ 5 s after the last commit", yn(f["burst_served"] + 0 <= 5))
 }' "$work/facts" "$work/results.tsv" "$work/swap.tsv"
