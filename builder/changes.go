@@ -21,8 +21,9 @@ import (
 // one transaction, as a full build reads everything.
 func (s *server) buildChanges(ctx context.Context, tpl *templates.Set, p *publish.Publisher, b pending.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
 	ch := catalogue.Changed{
-		Courses: b.Changes.Courses(), Classes: b.Changes.Classes(), ClassCourses: b.Changes.ClassCourses(),
-		Rooms: b.Changes.Rooms(), Locations: b.Changes.Locations(),
+		Courses: b.Changes.Courses(), Classes: b.Changes.Classes(), RegClasses: b.Changes.RegClasses(),
+		ClassCourses: b.Changes.ClassCourses(),
+		Rooms:        b.Changes.Rooms(), Locations: b.Changes.Locations(),
 	}
 	var delta *catalogue.Delta
 	err := readTx(ctx, s.cfg.ReplicaURL(), func(tx pgx.Tx) (err error) {

@@ -527,15 +527,26 @@ freshness() {
 
 # one_change KIND ROUND SQL commits SQL (which returns one id: the changed class, or the new
 # row) and records the rows read and the CPU time of builder serve's build that publishes it.
+# A scheduled build (builder.schedule) that falls in the window would be counted with it:
+# then the change is measured again, up to three times.
 one_change() {
-	local kind=$1 r=$2 n before after line
-	n=$(published_count)
-	before=$(rows_read)
-	changed_row=$("$psql" "$db" -Atq -c "$3") || die "the $kind change failed"
-	[ "$kind" = class ] && changed_class=$changed_row
-	wait_published $((n + 1)) 60 || die "builder serve did not publish the $kind change"
-	sleep 1.5
-	after=$(rows_read)
+	local kind=$1 r=$2 n before after line try
+	for try in 1 2 3; do
+		n=$(published_count)
+		before=$(rows_read)
+		changed_row=$("$psql" "$db" -Atq -c "$3") || die "the $kind change failed"
+		[ "$kind" = class ] && changed_class=$changed_row
+		wait_published $((n + 1)) 60 || die "builder serve did not publish the $kind change"
+		sleep 1.5
+		after=$(rows_read)
+		[ "$(published_count)" -eq $((n + 1)) ] && break
+		log "freshness: a scheduled build fell in the $kind measurement; measuring again"
+		if [ "$kind" = registration ]; then # the data stays as seeded: take it back first
+			n=$(published_count)
+			"$psql" "$db" -Atq -c "DELETE FROM registrations WHERE id = $changed_row" >/dev/null
+			wait_published $((n + 1)) 60 || die "builder serve did not publish the registration's removal"
+		fi
+	done
 	line=$(grep '"msg":"published snapshot"' "$work/serve.log" | tail -n 1)
 	fact "fresh_${kind}${r}_rows" $((after - before))
 	fact "fresh_${kind}${r}_cpu" "$(jq -r '.cpu_seconds' <<<"$line")"

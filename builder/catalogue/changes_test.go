@@ -18,37 +18,39 @@ import (
 // changeCases are the kinds of change the freshness issue names, and a few that move a
 // row between courses, rooms or locations, applied to fixture (today 2027-03-10). maxClasses
 // bounds the class documents the change may re-render: it only ever re-reads the classes
-// the change names or that sit in what it names.
+// the change names or that sit in what it names. A change to a room or a location moves no
+// registration, so it recounts no course's popularity (noRecount).
 var changeCases = []struct {
 	name       string
 	sql        string
 	maxClasses int
+	noRecount  bool
 }{
-	{"registration added", `INSERT INTO registrations (class_id) VALUES (102)`, 1},
-	{"registration removed (class 101 no longer full)", `DELETE FROM registrations WHERE id = (SELECT min(id) FROM registrations WHERE class_id = 101)`, 1},
-	{"registrations of a non-public class move popular", `INSERT INTO registrations (class_id) SELECT 9100 FROM generate_series(1, 20)`, 1},
-	{"registration moved to another class", `UPDATE registrations SET class_id = 501 WHERE id = (SELECT min(id) FROM registrations WHERE class_id = 301)`, 2},
-	{"class cost", `UPDATE classes SET cost = 999 WHERE id = 101`, 1},
-	{"class hidden", `UPDATE classes SET is_public = FALSE WHERE id = 101`, 1},
-	{"class shown", `UPDATE classes SET is_public = TRUE WHERE id = 9500`, 1},
-	{"class moved to the past", `UPDATE classes SET start_date = '2027-03-01' WHERE id = 104`, 1},
-	{"class moved to another course", `UPDATE classes SET course_id = 3 WHERE id = 104`, 1},
-	{"class moved to another room", `UPDATE classes SET room_id = 11 WHERE id = 501`, 1},
+	{"registration added", `INSERT INTO registrations (class_id) VALUES (102)`, 1, false},
+	{"registration removed (class 101 no longer full)", `DELETE FROM registrations WHERE id = (SELECT min(id) FROM registrations WHERE class_id = 101)`, 1, false},
+	{"registrations of a non-public class move popular", `INSERT INTO registrations (class_id) SELECT 9100 FROM generate_series(1, 20)`, 1, false},
+	{"registration moved to another class", `UPDATE registrations SET class_id = 501 WHERE id = (SELECT min(id) FROM registrations WHERE class_id = 301)`, 2, false},
+	{"class cost", `UPDATE classes SET cost = 999 WHERE id = 101`, 1, false},
+	{"class hidden", `UPDATE classes SET is_public = FALSE WHERE id = 101`, 1, false},
+	{"class shown", `UPDATE classes SET is_public = TRUE WHERE id = 9500`, 1, false},
+	{"class moved to the past", `UPDATE classes SET start_date = '2027-03-01' WHERE id = 104`, 1, false},
+	{"class moved to another course", `UPDATE classes SET course_id = 3 WHERE id = 104`, 1, false},
+	{"class moved to another room", `UPDATE classes SET room_id = 11 WHERE id = 501`, 1, false},
 	{"new class", `INSERT INTO classes (id, course_id, room_id, start_date, end_date, schedule, cost, seat_limit, down_payment, is_public)
-		VALUES (601, 4, 11, '2027-03-11', '2027-03-12', 'New', 120, 8, 500, TRUE)`, 1},
-	{"class deleted", `DELETE FROM registrations WHERE class_id = 102; DELETE FROM classes WHERE id = 102`, 1},
-	{"course renamed", `UPDATE courses SET name = 'Aardvarks' WHERE id = 5`, 3},
-	{"course description", `UPDATE courses SET description = '<p>new</p>' WHERE id = 3`, 2},
-	{"course type", `UPDATE courses SET type = 'Online' WHERE id = 1`, 4},
-	{"course hidden", `UPDATE courses SET is_public = FALSE WHERE id = 1`, 4},
-	{"course shown", `UPDATE courses SET is_public = TRUE WHERE id = 9001`, 1},
-	{"new course", `INSERT INTO courses (id, name, type, description, is_public) VALUES (8, 'Botany', 'Online', NULL, TRUE)`, 0},
-	{"course deleted", `DELETE FROM courses WHERE id = 4`, 0},
-	{"room renamed", `UPDATE rooms SET name = 'Room Z' WHERE id = 10`, 8},
-	{"room moved to another location", `UPDATE rooms SET location_id = 2 WHERE id = 10`, 8},
-	{"location renamed", `UPDATE locations SET city = 'Capital City' WHERE id = 2`, 1},
+		VALUES (601, 4, 11, '2027-03-11', '2027-03-12', 'New', 120, 8, 500, TRUE)`, 1, false},
+	{"class deleted", `DELETE FROM registrations WHERE class_id = 102; DELETE FROM classes WHERE id = 102`, 1, false},
+	{"course renamed", `UPDATE courses SET name = 'Aardvarks' WHERE id = 5`, 3, false},
+	{"course description", `UPDATE courses SET description = '<p>new</p>' WHERE id = 3`, 2, false},
+	{"course type", `UPDATE courses SET type = 'Online' WHERE id = 1`, 4, false},
+	{"course hidden", `UPDATE courses SET is_public = FALSE WHERE id = 1`, 4, false},
+	{"course shown", `UPDATE courses SET is_public = TRUE WHERE id = 9001`, 1, false},
+	{"new course", `INSERT INTO courses (id, name, type, description, is_public) VALUES (8, 'Botany', 'Online', NULL, TRUE)`, 0, false},
+	{"course deleted", `DELETE FROM courses WHERE id = 4`, 0, false},
+	{"room renamed", `UPDATE rooms SET name = 'Room Z' WHERE id = 10`, 8, true},
+	{"room moved to another location", `UPDATE rooms SET location_id = 2 WHERE id = 10`, 8, true},
+	{"location renamed", `UPDATE locations SET city = 'Capital City' WHERE id = 2`, 1, true},
 	{"several changes in one transaction", `BEGIN; UPDATE classes SET cost = 1 WHERE id = 202;
-		INSERT INTO registrations (class_id) VALUES (501), (501); UPDATE courses SET name = 'Zebra' WHERE id = 2; COMMIT`, 3},
+		INSERT INTO registrations (class_id) VALUES (501), (501); UPDATE courses SET name = 'Zebra' WHERE id = 2; COMMIT`, 3, false},
 }
 
 // TestRenderChangesMatchesRender applies each change to the fixture and checks, through the
@@ -69,6 +71,9 @@ func TestRenderChangesMatchesRender(t *testing.T) {
 			delta := readChanges(t, dbURL, set)
 			if n := len(delta.ClassIDs); n > tc.maxClasses {
 				t.Errorf("the change re-reads %d classes %v, want at most %d", n, delta.ClassIDs, tc.maxClasses)
+			}
+			if tc.noRecount && len(delta.ScoreCourseIDs) > 0 {
+				t.Errorf("the change recounts the popularity of courses %v, want none", delta.ScoreCourseIDs)
 			}
 			partial, err := before.State.RenderChanges(delta)
 			if err != nil {
@@ -124,7 +129,7 @@ func readURL(t *testing.T, dbURL string) *Data {
 // readChanges reads what set names as the builder does.
 func readChanges(t *testing.T, dbURL string, set *changes.Set) *Delta {
 	t.Helper()
-	ch := Changed{Courses: set.Courses(), Classes: set.Classes(), ClassCourses: set.ClassCourses(),
+	ch := Changed{Courses: set.Courses(), Classes: set.Classes(), RegClasses: set.RegClasses(), ClassCourses: set.ClassCourses(),
 		Rooms: set.Rooms(), Locations: set.Locations()}
 	var d *Delta
 	inTx(t, dbURL, func(ctx context.Context, tx pgx.Tx) (err error) {

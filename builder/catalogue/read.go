@@ -97,39 +97,49 @@ func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name strin
 // them.
 type Changed struct {
 	Courses      []int64 // courses whose row changed
-	Classes      []int64 // classes whose row or registrations changed
-	ClassCourses []int64 // the courses those classes belong or belonged to
+	Classes      []int64 // classes whose row changed
+	RegClasses   []int64 // classes whose registrations changed
+	ClassCourses []int64 // the courses the changed classes belong or belonged to
 	Rooms        []int64 // rooms whose row changed
 	Locations    []int64 // locations whose row changed
 }
 
 // ReadChanges reads what ch can affect, for today: the classes named or in the named
-// courses, rooms and locations, and every course of those classes. The caller has opened tx
-// as Read's is. Every query goes by id through an index, so the rows read follow the size
-// of the change, not of the catalogue.
+// courses, rooms and locations, every course of those classes with its upcoming class,
+// and the popularity of the courses whose registrations may have moved: those whose row
+// changed, those of changed classes (old and new) and those of classes whose
+// registrations changed. A room or location renamed moves no registration, so it recounts
+// none. The caller has opened tx as Read's is. Every query goes by id through an index, so
+// the rows read follow the size of the change, not of the catalogue.
 func ReadChanges(ctx context.Context, tx pgx.Tx, tpl *templates.Set, ch Changed, today time.Time) (*Delta, error) {
 	type affected struct {
 		ID       int64 `db:"id"`
 		CourseID int64 `db:"course_id"`
 	}
-	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(ch.Classes), nonNil(ch.Courses), nonNil(ch.Rooms), nonNil(ch.Locations))
+	named := newIDSet(ch.Classes, ch.RegClasses)
+	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(named.sorted()), nonNil(ch.Courses), nonNil(ch.Rooms), nonNil(ch.Locations))
 	if err != nil {
 		return nil, err
 	}
-	classes := newIDSet(ch.Classes)
+	classes := newIDSet(ch.Classes, ch.RegClasses)
 	courses := newIDSet(ch.Courses, ch.ClassCourses)
+	scored := newIDSet(ch.Courses, ch.ClassCourses)
+	regClasses := newIDSet(ch.RegClasses)
 	for _, a := range found {
 		classes.add(a.ID)
 		courses.add(a.CourseID)
+		if _, ok := regClasses[a.ID]; ok {
+			scored.add(a.CourseID)
+		}
 	}
-	d := &Delta{CourseIDs: courses.sorted(), ClassIDs: classes.sorted()}
+	d := &Delta{CourseIDs: courses.sorted(), ScoreCourseIDs: scored.sorted(), ClassIDs: classes.sorted()}
 	if d.Courses, err = query[Course](ctx, tx, tpl, templates.CoursesByID, d.CourseIDs); err != nil {
 		return nil, err
 	}
 	if d.Upcoming, err = query[Class](ctx, tx, tpl, templates.Upcoming, d.CourseIDs, today); err != nil {
 		return nil, err
 	}
-	if d.Scores, err = query[Score](ctx, tx, tpl, templates.PopularityByID, d.CourseIDs); err != nil {
+	if d.Scores, err = query[Score](ctx, tx, tpl, templates.PopularityByID, nonNil(d.ScoreCourseIDs)); err != nil {
 		return nil, err
 	}
 	if d.Classes, err = query[Class](ctx, tx, tpl, templates.ClassesByID, d.ClassIDs); err != nil {

@@ -48,13 +48,16 @@ func (c *catalogue) state() *State {
 
 // Delta is what a change affects, read in one consistent transaction (ReadChanges).
 type Delta struct {
-	// CourseIDs are the courses whose document, upcoming class or popularity the change
-	// may affect; Courses are the public ones among them, and Upcoming and Scores their
-	// upcoming classes (those that have one) and popularity.
-	CourseIDs []int64
-	Courses   []Course
-	Upcoming  []Class
-	Scores    []Score
+	// CourseIDs are the courses whose document or upcoming class the change may affect;
+	// Courses are the public ones among them, and Upcoming their upcoming classes (those
+	// that have one). ScoreCourseIDs, among CourseIDs, are those whose popularity it may
+	// affect, and Scores the popularity of the public ones among them: every other public
+	// course keeps the popularity the state has.
+	CourseIDs      []int64
+	Courses        []Course
+	Upcoming       []Class
+	ScoreCourseIDs []int64
+	Scores         []Score
 	// ClassIDs are the classes whose document the change may affect; Classes are those of
 	// them that are public classes of public courses.
 	ClassIDs []int64
@@ -126,11 +129,18 @@ func (s *State) apply(d *Delta) (*State, error) {
 	for _, id := range d.CourseIDs {
 		delete(next.courses, id)
 		delete(next.upcoming, id)
+	}
+	for _, id := range d.ScoreCourseIDs {
 		delete(next.scores, id)
 	}
 	for i := range d.Courses {
 		co := d.Courses[i]
 		next.courses[co.ID] = &co
+	}
+	for _, id := range d.CourseIDs {
+		if next.courses[id] == nil {
+			delete(next.scores, id) // not public: no score, as a full render has none
+		}
 	}
 	for i := range d.Upcoming {
 		cl := d.Upcoming[i]

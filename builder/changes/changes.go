@@ -23,7 +23,8 @@ const MaxIDs = 5000
 type Set struct {
 	all          bool
 	courses      ids // course rows changed
-	classes      ids // class rows or their registrations changed
+	classes      ids // class rows changed
+	regClasses   ids // classes whose registrations changed
 	classCourses ids // courses of changed classes, old and new
 	rooms        ids
 	locations    ids
@@ -61,7 +62,7 @@ func (s *Set) Add(raw string) error {
 		s.add(&s.classes, p.IDs)
 		s.add(&s.classCourses, p.CourseIDs)
 	case "registrations":
-		s.add(&s.classes, p.ClassIDs)
+		s.add(&s.regClasses, p.ClassIDs)
 	case "rooms":
 		s.add(&s.rooms, p.IDs)
 	case "locations":
@@ -87,6 +88,7 @@ func (s *Set) Merge(o *Set) {
 	}
 	s.add(&s.courses, o.Courses())
 	s.add(&s.classes, o.Classes())
+	s.add(&s.regClasses, o.RegClasses())
 	s.add(&s.classCourses, o.ClassCourses())
 	s.add(&s.rooms, o.Rooms())
 	s.add(&s.locations, o.Locations())
@@ -104,8 +106,11 @@ func (s *Set) Empty() bool { return len(s.tables) == 0 && !s.all }
 // Courses returns the courses whose row changed, sorted; nil when All.
 func (s *Set) Courses() []int64 { return s.courses.sorted() }
 
-// Classes returns the classes whose row or registrations changed, sorted.
+// Classes returns the classes whose row changed, sorted.
 func (s *Set) Classes() []int64 { return s.classes.sorted() }
+
+// RegClasses returns the classes whose registrations changed, sorted.
+func (s *Set) RegClasses() []int64 { return s.regClasses.sorted() }
 
 // ClassCourses returns the courses the changed classes belong or belonged to, sorted.
 func (s *Set) ClassCourses() []int64 { return s.classCourses.sorted() }
@@ -121,7 +126,7 @@ func (s *Set) Notifications() map[string]int { return maps.Clone(s.tables) }
 
 func (s *Set) setAll() {
 	s.all = true
-	s.courses, s.classes, s.classCourses, s.rooms, s.locations = nil, nil, nil, nil, nil
+	s.courses, s.classes, s.regClasses, s.classCourses, s.rooms, s.locations = nil, nil, nil, nil, nil, nil
 }
 
 func (s *Set) add(to *ids, list []int64) {
@@ -146,7 +151,7 @@ func (s *Set) countN(table string, n int) {
 }
 
 func (s *Set) size() int {
-	return len(s.courses) + len(s.classes) + len(s.classCourses) + len(s.rooms) + len(s.locations)
+	return len(s.courses) + len(s.classes) + len(s.regClasses) + len(s.classCourses) + len(s.rooms) + len(s.locations)
 }
 
 func (i ids) sorted() []int64 {

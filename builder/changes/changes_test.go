@@ -23,12 +23,12 @@ func TestSetAdd(t *testing.T) {
 		}
 	}
 	got := map[string][]int64{
-		"courses": s.Courses(), "classes": s.Classes(), "class courses": s.ClassCourses(),
-		"rooms": s.Rooms(), "locations": s.Locations(),
+		"courses": s.Courses(), "classes": s.Classes(), "registration classes": s.RegClasses(),
+		"class courses": s.ClassCourses(), "rooms": s.Rooms(), "locations": s.Locations(),
 	}
 	want := map[string][]int64{
-		"courses": {1, 3}, "classes": {101, 102, 103}, "class courses": {1, 2},
-		"rooms": {10}, "locations": {7},
+		"courses": {1, 3}, "classes": {101, 102}, "registration classes": {102, 103},
+		"class courses": {1, 2}, "rooms": {10}, "locations": {7},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Set after Add mismatch (-want +got):\n%s", diff)
