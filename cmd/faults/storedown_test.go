@@ -2,7 +2,9 @@ package faults
 
 import (
 	"bytes"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,8 +14,15 @@ import (
 // TestStoreKilledDuringRun kills the store, a MinIO of the test's own, with SIGKILL while the
 // real builder run is storing objects (issue 4, guarantee 1a). The run must exit 1 with a
 // message that says which step failed (and the store's error) and that nothing was
-// published; once MinIO is back the
-// pointer must still name the first snapshot, complete, and the next run must publish.
+// published; once MinIO is back the pointer must still name the first snapshot, complete,
+// and the next run must publish.
+//
+// The run reaches MinIO through a proxy that holds its second upload (the first one, an
+// archive MinIO extracts or a single object, is let through, so the store holds some of the
+// new objects): MinIO is killed while that upload is held, then the held request is cut and
+// the proxy's port closed, so the run meets a dead store in the middle of its uploads
+// however fast the machine is. Without the hold, a fast run could finish storing before the
+// kill landed and fail at a later step instead.
 func TestStoreKilledDuringRun(t *testing.T) {
 	t.Parallel()
 	m := startMinIO(t)
@@ -25,20 +34,30 @@ func TestStoreKilledDuringRun(t *testing.T) {
 	in.current(t)
 	stored := len(in.contents(t).objects)
 
-	// Every class costs more: about 1,100 documents to store, long enough to stop MinIO
-	// in the middle of the upload.
+	// Every class costs more: about 1,100 documents to store.
 	env.Exec(t, `UPDATE classes SET cost = cost + 7`)
+	proxy := newHoldProxy(t, st.Endpoint)
+	proxied := &cmdtest.Env{DatabaseURL: env.DatabaseURL, Store: st, Extra: env.Extra}
+	proxied.Store.Endpoint = proxy.srv.URL
+	held, release := proxy.arm(nthUpload(2))
 	var out, errOut bytes.Buffer
 	began := time.Now()
-	cmd := startRun(t, env, &out, &errOut)
+	cmd := startRun(t, proxied, &out, &errOut)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	var listed int
-	if !waitFor(2*time.Minute, func() bool { listed = len(in.keys(t, "objects/")); return listed > stored }) {
-		t.Fatalf("the run stored no object within 2 minutes")
+	select {
+	case <-held:
+	case err := <-exited:
+		t.Fatalf("the run ended (%v) before its second upload\n%s", err, errOut.String())
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the run made no second upload within 2 minutes\n%s", errOut.String())
 	}
+	listed := len(in.keys(t, "objects/"))
 	killedAt := time.Since(began)
 	m.kill(t)
+	close(release)
+	proxy.srv.Close() // later requests are refused, as by the dead MinIO itself
 	var r runResult
 	select {
 	case err := <-exited:
@@ -60,6 +79,9 @@ func TestStoreKilledDuringRun(t *testing.T) {
 	}
 
 	m.start(t)
+	if listed <= stored {
+		t.Errorf("MinIO was killed before the run stored any new object (%d objects before and at the kill)", stored)
+	}
 	if got := in.pointer(t); got != first {
 		t.Fatalf("pointer after the failed run = %s, want the first snapshot %s", got, first)
 	}
@@ -70,4 +92,14 @@ func TestStoreKilledDuringRun(t *testing.T) {
 	}
 	t.Logf("MinIO killed %v into the run, after %d new objects were stored; the run exited %d after %v: %s",
 		killedAt.Round(time.Millisecond), listed-stored, r.exit, r.took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+}
+
+// nthUpload matches the n-th request that stores objects: a single object's PUT under
+// objects/ or a batch archive's PUT under uploads/.
+func nthUpload(n int) func(*http.Request) bool {
+	var seen atomic.Int32
+	return func(r *http.Request) bool {
+		upload := r.Method == http.MethodPut && (strings.Contains(r.URL.Path, "/objects/") || strings.Contains(r.URL.Path, "/uploads/"))
+		return upload && int(seen.Add(1)) == n
+	}
 }
