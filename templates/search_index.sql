@@ -3,21 +3,22 @@
 -- of this data (catalogue_search_version, schema.sql) read in the same statement, hence the
 -- same snapshot; one row with the version and NULL for the rest when no course is public.
 -- Returns, in ascending id order:
---   version, id, type = 'Online' (online), lower(name) (name, lowered by the database as
---   ILIKE lowers it), and the course's public classes in (start_date, id) order as three
+--   version, id, name, type, lower(name) (lowered, lowered by the database as ILIKE lowers
+--   it), and the course's public classes in (start_date, id) order as three
 --   arrays of the same length: ids, starts, ends (dates as days since 1970-01-01; infinity
 --   and -infinity as the largest and smallest int4, which keeps their order);
 --   fold: lower() of the ASCII letters under the names' collation, or NULL when the
 --   database is not UTF-8 (then ILIKE does not lower whole strings, and the edge leaves
 --   name searches to search.sql).
 -- Argument: $1 the ASCII letters 'A'-'Z' and 'a'-'z'.
-SELECT v.version, co.id, co.online, co.name, co.ids, co.starts, co.ends, co.fold
+SELECT v.version, co.id, co.name, co.type, co.lowered, co.ids, co.starts, co.ends, co.fold
 FROM catalogue_search_version v
 LEFT JOIN (
     SELECT
         co.id,
-        co.type = 'Online' AS online,
-        lower(co.name) AS name,
+        co.name,
+        co.type,
+        lower(co.name) AS lowered,
         COALESCE(cl.ids, '{}') AS ids,
         COALESCE(cl.starts, '{}') AS starts,
         COALESCE(cl.ends, '{}') AS ends,

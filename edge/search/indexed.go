@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -84,28 +85,70 @@ func (f *finder) page(ctx context.Context, today time.Time, p Params) (pg page, 
 		f.absent.Inc()
 		return page{}, false, nil
 	}
-	var buf [maxLimit]int64
-	ids, total, ok := ix.Page(index.Query{Search: p.Search, CourseID: p.CourseID, Today: today,
+	var buf [maxLimit]index.Class
+	found, total, ok := ix.Page(index.Query{Search: p.Search, CourseID: p.CourseID, Today: today,
 		Start: p.Start, End: p.End, Date: p.Date, Limit: p.Limit, Offset: p.Offset}, buf[:0])
 	if !ok {
 		f.bypassed.Inc()
 		return page{}, false, nil
 	}
+	var ids [maxLimit]int64
+	for i, c := range found {
+		ids[i] = c.ID
+	}
 	// A prepared statement with one generic plan for every page: it reads classes by key.
-	rows, err := f.pool.Query(ctx, f.pageSQL, ids, ix.Version())
+	rows, err := f.pool.Query(ctx, f.pageSQL, ids[:len(found)], ix.Version())
 	if err != nil {
 		return page{}, false, err
 	}
-	pg = page{Data: make([]item, 0, len(ids)), Total: total, LastPage: lastPage(total, p.Limit)}
-	var version int64
-	if err := scanPage(rows, &pg, func(r *row) []any { return append([]any{&version}, r.columns()...) }); err != nil {
+	pg = page{Data: make([]item, 0, len(found)), Total: total, LastPage: lastPage(total, p.Limit)}
+	version, err := readLive(rows, found, &pg)
+	if err != nil {
 		return page{}, false, err
 	}
-	if version != ix.Version() || len(pg.Data) != len(ids) {
+	if version != ix.Version() || len(pg.Data) != len(found) {
 		f.outdated.Inc()
 		f.keeper.Stale()
 		return page{}, false, nil
 	}
 	f.used.Inc()
 	return pg, true, nil
+}
+
+// readLive reads the rows of templates.SearchPage for the classes found, in their order,
+// and appends each class to pg.Data, what the index holds (course, type, dates) beside what
+// is read live (cost, location, seats). It returns the version the rows were read at; it
+// stops at a row that is not the next class found, which pg.Data's length then shows.
+func readLive(rows pgx.Rows, found []index.Class, pg *page) (version int64, err error) {
+	defer rows.Close()
+	var live struct {
+		id, cost, seats pgtype.Int8
+		city, state     pgtype.Text
+	}
+	for rows.Next() {
+		if err := rows.Scan(&version, &live.id, &live.cost, &live.city, &live.state, &live.seats); err != nil {
+			return 0, err
+		}
+		n := len(pg.Data)
+		if !live.id.Valid || n == len(found) || found[n].ID != live.id.Int64 {
+			continue // no class (an empty page, or another version), or not the one expected
+		}
+		c := found[n]
+		if c.Infinite {
+			return 0, fmt.Errorf("class %d: a date at infinity has no YYYY-MM-DD form", c.ID)
+		}
+		r := row{id: live.id, courseID: pgtype.Int8{Int64: c.CourseID, Valid: true},
+			course: pgtype.Text{String: c.Course, Valid: true}, typ: pgtype.Text{String: c.Type, Valid: true},
+			start: pgtype.Date{Time: c.Start, Valid: true}, end: pgtype.Date{Time: c.End, Valid: true},
+			cost: live.cost, seats: live.seats}
+		if c.Type != "Online" { // spec 2.2: no city or state for online classes
+			r.city, r.state = live.city, live.state
+		}
+		it, err := r.item()
+		if err != nil {
+			return 0, err
+		}
+		pg.Data = append(pg.Data, it)
+	}
+	return version, rows.Err()
 }

@@ -36,6 +36,8 @@ type Index struct {
 type course struct {
 	id     int64
 	name   string // lower(name), as the database lowers it
+	title  string // the name as it is
+	typ    string
 	online bool
 	lo, hi int32 // its classes: ids[lo:hi]
 }
@@ -52,11 +54,19 @@ type Query struct {
 	Limit, Offset    int64     // Limit >= 1, Offset >= 0
 }
 
-// Page appends to buf the ids of the classes of q's page, in page order (D12), and returns
-// them with the number of matches across all pages. ok is false when the index cannot match
-// q.Search exactly as the database's ILIKE would (a character other than ASCII, or a
-// database that lowers ASCII letters its own way): the caller then asks the database.
-func (ix *Index) Page(q Query, buf []int64) (page []int64, total int64, ok bool) {
+// Class is a class of a page, as the index holds it.
+type Class struct {
+	ID, CourseID int64
+	Course, Type string    // the course's name and type
+	Start, End   time.Time // midnight UTC; the zero time for a date at infinity
+	Infinite     bool      // a date is at infinity
+}
+
+// Page appends to buf the classes of q's page, in page order (D12), and returns them with
+// the number of matches across all pages. ok is false when the index cannot match q.Search
+// exactly as the database's ILIKE would (a character other than ASCII, or a database that
+// lowers ASCII letters its own way): the caller then asks the database.
+func (ix *Index) Page(q Query, buf []Class) (page []Class, total int64, ok bool) {
 	pattern := ""
 	if q.Search != "" {
 		if pattern, ok = ix.lower(q.Search); !ok {
@@ -78,7 +88,7 @@ func (ix *Index) Page(q Query, buf []int64) (page []int64, total int64, ok bool)
 		lo, hi := ix.segment(c, w)
 		if n := ix.count(lo, hi, w); n > 0 {
 			total += n
-			m.add(lo, hi)
+			m.add(lo, hi, int32(i))
 		}
 	}
 	if q.Offset >= total {
@@ -162,6 +172,17 @@ func (w window) empty() bool { return w.from > w.to }
 // day is the number of days from 1970-01-01 to t, a midnight UTC.
 func day(t time.Time) int32 { return int32(t.Unix() / 86400) }
 
+// class returns the class at position pos of the class arrays, of course c.
+func (ix *Index) class(pos int32, c *course) Class {
+	start, end := ix.starts[pos], ix.ends[pos]
+	cl := Class{ID: ix.ids[pos], CourseID: c.id, Course: c.title, Type: c.typ,
+		Infinite: start == minDay || start == maxDay || end == minDay || end == maxDay}
+	if !cl.Infinite {
+		cl.Start, cl.End = time.Unix(int64(start)*86400, 0).UTC(), time.Unix(int64(end)*86400, 0).UTC()
+	}
+	return cl
+}
+
 // segment returns the range of c's classes whose start is in the window (for c).
 func (ix *Index) segment(c *course, w window) (lo, hi int32) {
 	from := w.from
@@ -169,18 +190,22 @@ func (ix *Index) segment(c *course, w window) (lo, hi int32) {
 		from = max(from, w.today) // D4: past classes only of Online courses
 	}
 	starts := ix.starts[c.lo:c.hi]
-	lo = c.lo + search(starts, func(s int32) bool { return s >= from })
-	hi = c.lo + search(starts, func(s int32) bool { return s > w.to })
+	lo = c.lo + firstFrom(starts, from)
+	if w.to == maxDay {
+		return lo, c.hi
+	}
+	hi = c.lo + firstFrom(starts, w.to+1)
 	return lo, max(lo, hi) // today may be past w.to
 }
 
-// search returns the position of the first element of s for which ok holds (len(s) if
-// none), ok being false then true along s.
-func search(s []int32, ok func(int32) bool) int32 {
+// firstFrom returns the position of the first element of the ascending s that is at least
+// v, len(s) if none. (sort.Search would call a function at each step: this runs once per
+// course of a search, two thousand times for a short name.)
+func firstFrom(s []int32, v int32) int32 {
 	lo, hi := 0, len(s)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if !ok(s[mid]) {
+		if s[mid] < v {
 			lo = mid + 1
 		} else {
 			hi = mid

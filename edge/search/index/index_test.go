@@ -30,7 +30,8 @@ type catalogue struct {
 func (c catalogue) index(t testing.TB, fold *string) *Index {
 	t.Helper()
 	ix := &Index{version: -1}
-	for i, co := range c.courses {
+	for i := range c.courses {
+		co := c.courses[i]
 		var ids []int64
 		var starts, ends []int32
 		for _, cl := range c.classes {
@@ -38,8 +39,10 @@ func (c catalogue) index(t testing.TB, fold *string) *Index {
 				ids, starts, ends = append(ids, cl.id), append(starts, cl.start), append(ends, cl.end)
 			}
 		}
-		id, online, name := co.id, co.online, co.name
-		if err := ix.addRow(7, &id, &online, &name, ids, starts, ends, fold); err != nil {
+		typ := map[bool]string{true: "Online", false: "Blended"}[co.online]
+		title := strings.ToUpper(co.name)
+		r := row{version: 7, id: &co.id, title: &title, typ: &typ, name: &co.name, ids: ids, starts: starts, ends: ends, fold: fold}
+		if err := ix.addRow(&r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +78,7 @@ func (c catalogue) want(q Query) (page []int64, total int64) {
 var asciiLower = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
 
 // Days of the test catalogues: 2027-01-01 is day 17897.
-const day0 = 17897
+const day0 = 20819
 
 func date(d int32) time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 
@@ -141,7 +144,8 @@ func TestPageMatchesTheSpec(t *testing.T) {
 		ix := c.index(t, &asciiLower)
 		for range 100 {
 			q := randomQuery(r, c)
-			page, total, ok := ix.Page(q, nil)
+			classes, total, ok := ix.Page(q, nil)
+			page := ids(classes)
 			if strings.ContainsFunc(q.Search, func(r rune) bool { return r >= 0x80 }) {
 				if ok {
 					t.Fatalf("Page(%+v) answered a search that is not ASCII", q)
@@ -184,7 +188,8 @@ func TestPageFold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ix := c.index(t, tt.fold)
-		page, _, ok := ix.Page(Query{Search: tt.search, Today: date(day0), Limit: 25}, nil)
+		classes, _, ok := ix.Page(Query{Search: tt.search, Today: date(day0), Limit: 25}, nil)
+		page := ids(classes)
 		if !ok {
 			page = nil
 		}
@@ -200,25 +205,32 @@ func TestPageFold(t *testing.T) {
 
 // TestAddRowRefuses checks that rows the index cannot use are refused, not half taken.
 func TestAddRowRefuses(t *testing.T) {
-	id1, id2, online, name := int64(1), int64(2), false, "x"
+	id1, id2, typ, name := int64(1), int64(2), "Blended", "x"
+	course := func(version int64, id *int64) *row {
+		return &row{version: version, id: id, title: &name, typ: &typ, name: &name}
+	}
 	tests := []struct {
 		name  string
 		rows  func(ix *Index) error
 		wants string
 	}{
 		{"two versions", func(ix *Index) error {
-			_ = ix.addRow(1, &id1, &online, &name, nil, nil, nil, nil)
-			return ix.addRow(2, &id2, &online, &name, nil, nil, nil, nil)
+			_ = ix.addRow(course(1, &id1))
+			return ix.addRow(course(2, &id2))
 		}, "versions 1 and 2"},
 		{"ids not ascending", func(ix *Index) error {
-			_ = ix.addRow(1, &id2, &online, &name, nil, nil, nil, nil)
-			return ix.addRow(1, &id1, &online, &name, nil, nil, nil, nil)
+			_ = ix.addRow(course(1, &id2))
+			return ix.addRow(course(1, &id1))
 		}, "ascending id order"},
 		{"arrays of other lengths", func(ix *Index) error {
-			return ix.addRow(1, &id1, &online, &name, []int64{5}, []int32{1, 2}, []int32{1}, nil)
+			r := course(1, &id1)
+			r.ids, r.starts, r.ends = []int64{5}, []int32{1, 2}, []int32{1}
+			return ix.addRow(r)
 		}, "1 ids, 2 starts and 1 ends"},
 		{"no name", func(ix *Index) error {
-			return ix.addRow(1, &id1, &online, nil, nil, nil, nil, nil)
+			r := course(1, &id1)
+			r.title = nil
+			return ix.addRow(r)
 		}, "no name or type"},
 	}
 	for _, tt := range tests {
@@ -227,6 +239,15 @@ func TestAddRowRefuses(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.wants)
 		}
 	}
+}
+
+// ids are the ids of classes.
+func ids(classes []Class) []int64 {
+	var out []int64
+	for _, c := range classes {
+		out = append(out, c.ID)
+	}
+	return out
 }
 
 func ExampleIndex_Page() {
@@ -241,6 +262,12 @@ func ExampleIndex_Page() {
 	}
 	ix := c.index(&testing.T{}, &asciiLower)
 	page, total, ok := ix.Page(Query{Search: "Pottery", Today: date(day0), Limit: 2, Offset: 1}, nil)
-	fmt.Println(page, total, ok)
-	// Output: [11 21] 3 true
+	for _, c := range page {
+		fmt.Println(c.ID, c.CourseID, c.Course, c.Type, c.Start.Format(time.DateOnly), c.End.Format(time.DateOnly))
+	}
+	fmt.Println(total, ok)
+	// Output:
+	// 11 1 POTTERY Blended 2027-01-04 2027-01-05
+	// 21 2 ONLINE POTTERY Online 2027-01-04 2027-01-10
+	// 3 true
 }

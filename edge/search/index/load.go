@@ -27,20 +27,12 @@ func Load(ctx context.Context, db Querier, sql string) (*Index, error) {
 	}
 	defer rows.Close()
 	ix := &Index{version: -1}
-	var r struct {
-		version      int64
-		id           *int64
-		online       *bool
-		name         *string
-		ids          []int64
-		starts, ends []int32
-		fold         *string
-	}
+	var r row
 	for rows.Next() {
-		if err := rows.Scan(&r.version, &r.id, &r.online, &r.name, &r.ids, &r.starts, &r.ends, &r.fold); err != nil {
+		if err := rows.Scan(&r.version, &r.id, &r.title, &r.typ, &r.name, &r.ids, &r.starts, &r.ends, &r.fold); err != nil {
 			return nil, fmt.Errorf("read the search index: %w", err)
 		}
-		if err := ix.addRow(r.version, r.id, r.online, r.name, r.ids, r.starts, r.ends, r.fold); err != nil {
+		if err := ix.addRow(&r); err != nil {
 			return nil, fmt.Errorf("read the search index: %w", err)
 		}
 	}
@@ -55,39 +47,50 @@ func Load(ctx context.Context, db Querier, sql string) (*Index, error) {
 	return ix, nil
 }
 
+// row is one row of templates/search_index.sql.
+type row struct {
+	version          int64
+	id               *int64
+	title, typ, name *string // the name, the type, the name lowered
+	ids              []int64
+	starts, ends     []int32
+	fold             *string
+}
+
 // addRow adds one row of the query: the version, and a course unless id is NULL (the one
 // row of a catalogue without public courses).
-func (ix *Index) addRow(version int64, id *int64, online *bool, name *string, ids []int64, starts, ends []int32, fold *string) error {
-	if ix.version >= 0 && version != ix.version {
-		return fmt.Errorf("rows at versions %d and %d: the query must read one snapshot", ix.version, version)
+func (ix *Index) addRow(r *row) error {
+	if ix.version >= 0 && r.version != ix.version {
+		return fmt.Errorf("rows at versions %d and %d: the query must read one snapshot", ix.version, r.version)
 	}
 	if ix.version < 0 {
-		ix.setFold(fold)
+		ix.setFold(r.fold)
 	}
-	ix.version = version
-	if id == nil {
+	ix.version = r.version
+	if r.id == nil {
 		return nil
 	}
-	if online == nil || name == nil {
-		return fmt.Errorf("course %d has no name or type", *id)
+	if r.title == nil || r.typ == nil || r.name == nil {
+		return fmt.Errorf("course %d has no name or type", *r.id)
 	}
-	return ix.addCourse(*id, *online, *name, ids, starts, ends)
+	c := course{id: *r.id, title: *r.title, typ: *r.typ, name: *r.name, online: *r.typ == "Online"}
+	return ix.addCourse(c, r.ids, r.starts, r.ends)
 }
 
 // addCourse appends one course and its classes; it must come after the courses before it
 // (by id).
-func (ix *Index) addCourse(id int64, online bool, name string, ids []int64, starts, ends []int32) error {
+func (ix *Index) addCourse(c course, ids []int64, starts, ends []int32) error {
 	switch {
-	case len(ix.courses) > 0 && id <= ix.courses[len(ix.courses)-1].id:
-		return fmt.Errorf("course %d after course %d: the rows must be in ascending id order", id, ix.courses[len(ix.courses)-1].id)
+	case len(ix.courses) > 0 && c.id <= ix.courses[len(ix.courses)-1].id:
+		return fmt.Errorf("course %d after course %d: the rows must be in ascending id order", c.id, ix.courses[len(ix.courses)-1].id)
 	case len(ids) != len(starts) || len(ids) != len(ends):
-		return fmt.Errorf("course %d has %d ids, %d starts and %d ends", id, len(ids), len(starts), len(ends))
+		return fmt.Errorf("course %d has %d ids, %d starts and %d ends", c.id, len(ids), len(starts), len(ends))
 	}
-	lo := int32(len(ix.ids))
+	c.lo = int32(len(ix.ids))
 	ix.ids = append(ix.ids, ids...)
 	ix.starts = append(ix.starts, starts...)
 	ix.ends = append(ix.ends, ends...)
-	c := course{id: id, name: name, online: online, lo: lo, hi: int32(len(ix.ids))}
+	c.hi = int32(len(ix.ids))
 	ix.sortClasses(c)
 	ix.courses = append(ix.courses, c)
 	return nil

@@ -9,8 +9,8 @@ type merger struct {
 	heap []cursor
 }
 
-// cursor is the next class of a segment, and its end.
-type cursor struct{ pos, end int32 }
+// cursor is the next class of a segment, its end, and the course (its position in courses).
+type cursor struct{ pos, end, course int32 }
 
 // mergers are reused: a search of every course merges about as many segments as there are
 // courses.
@@ -23,12 +23,13 @@ func putMerger(m *merger) {
 	mergers.Put(m)
 }
 
-// add adds the segment [lo, hi) of the class arrays.
-func (m *merger) add(lo, hi int32) { m.heap = append(m.heap, cursor{lo, hi}) }
+// add adds the segment [lo, hi) of the class arrays, classes of course (a position in
+// courses).
+func (m *merger) add(lo, hi, course int32) { m.heap = append(m.heap, cursor{lo, hi, course}) }
 
-// page appends to buf the ids of the merged classes that match w, skipping the first offset
-// of them and stopping after limit.
-func (m *merger) page(ix *Index, w window, offset, limit int64, buf []int64) []int64 {
+// page appends to buf the merged classes that match w, skipping the first offset of them and
+// stopping after limit.
+func (m *merger) page(ix *Index, w window, offset, limit int64, buf []Class) []Class {
 	h := m.heap[:0]
 	for _, c := range m.heap {
 		if c.pos = ix.next(c.pos, c.end, w); c.pos < c.end {
@@ -41,7 +42,7 @@ func (m *merger) page(ix *Index, w window, offset, limit int64, buf []int64) []i
 	for n := int64(0); len(h) > 0 && n < offset+limit; n++ {
 		c := &h[0]
 		if n >= offset {
-			buf = append(buf, ix.ids[c.pos])
+			buf = append(buf, ix.class(c.pos, &ix.courses[c.course]))
 		}
 		if c.pos = ix.next(c.pos+1, c.end, w); c.pos >= c.end {
 			h[0] = h[len(h)-1]

@@ -113,7 +113,11 @@ func run(ctx context.Context, args []string) error {
 	for i, s := range cases {
 		whole[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), variables}
 		edge[i] = statement{templates.Search, searchSQL, s.sqlArgs(today), inline}
-		if ids, _, ok := ix.Page(s.query(today), nil); ok {
+		if found, _, ok := ix.Page(s.query(today), nil); ok {
+			ids := make([]int64, len(found))
+			for i, c := range found {
+				ids[i] = c.ID
+			}
 			edge[i] = statement{templates.SearchPage, tpl.SQL(templates.SearchPage), []any{ids, ix.Version()}, gset}
 		}
 	}

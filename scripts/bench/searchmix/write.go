@@ -49,42 +49,40 @@ func write(dir, base string, cases []search, mixes map[string][]statement) error
 	return nil
 }
 
-// writeScripts writes the pgbench scripts of stmts and their arguments, NAME.args. The gset
-// statements of a template share one script (gsetScript); the others are spread over the
-// rest: statement i into script i % n, which picks one of its statements at random with \if.
-// A script's weight is its number of statements.
+// writeScripts writes the pgbench scripts of stmts and their arguments, NAME.args: the
+// statements of each kind are spread over scripts (statement i of a kind into script
+// i % n), each picking one of its statements at random with \if; a script's weight is its
+// number of statements. gset statements of a template share a script's one query
+// (gsetScript); the others each have their own (pgbenchScript). Scripts are many and short,
+// as pgbench steps through every \elif before the branch it takes: a chain of a thousand
+// cost more than the query (449 against 1,478 searches a second through the edge).
 func writeScripts(dir, name string, stmts []statement) error {
-	var out [][]string // the queries of each script
-	var defs []string
-	var rest []statement
-	byTemplate := map[string][]statement{}
+	kinds := map[string][]statement{}
 	for _, st := range stmts {
+		kind := "own"
 		if st.pass == gset {
-			byTemplate[st.template] = append(byTemplate[st.template], st)
-		} else {
-			rest = append(rest, st)
+			kind = "gset " + st.template
 		}
+		kinds[kind] = append(kinds[kind], st)
 	}
 	var scripts []string
-	for _, group := range byTemplate {
-		script, err := gsetScript(group)
-		if err != nil {
-			return err
+	var weights []int
+	var defs []string
+	written := 0 // statements written so far: their variables are named after it
+	for kind, group := range kinds {
+		n := max(1, min(len(group), maxScripts*len(group)/len(stmts)))
+		spread := make([][]statement, n)
+		for i, st := range group {
+			spread[i%n] = append(spread[i%n], st)
 		}
-		scripts, out = append(scripts, script), append(out, make([]string, len(group)))
-	}
-	spread := make([][]string, min(len(rest), maxScripts-len(scripts)))
-	for i, st := range rest {
-		body, err := checkedBody(st)
-		if err != nil {
-			return err
+		for _, part := range spread {
+			script, d, err := writeScript(kind != "own", part, written)
+			if err != nil {
+				return err
+			}
+			scripts, weights, defs = append(scripts, script), append(weights, len(part)), append(defs, d...)
+			written += len(part)
 		}
-		query, d := pgbenchScript(body, fmt.Sprintf("c%d_", i+1), st.args, st.pass == inline)
-		spread[i%len(spread)] = append(spread[i%len(spread)], query)
-		defs = append(defs, d...)
-	}
-	for _, queries := range spread {
-		scripts, out = append(scripts, chooseOne(queries)), append(out, queries)
 	}
 	var args []string
 	for i, script := range scripts {
@@ -92,12 +90,32 @@ func writeScripts(dir, name string, stmts []statement) error {
 		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
 			return fmt.Errorf("write pgbench script: %w", err)
 		}
-		args = append(args, "-f", fmt.Sprintf("%s@%d", file, len(out[i])))
+		args = append(args, "-f", fmt.Sprintf("%s@%d", file, weights[i]))
 	}
 	for _, d := range defs {
 		args = append(args, "-D", d)
 	}
 	return writeLines(filepath.Join(dir, name+".args"), args)
+}
+
+// writeScript returns the script of stmts (gsetScript when shared, else one query each
+// picked with \if) and the -D definitions of its variables, named after first + their
+// position.
+func writeScript(shared bool, stmts []statement, first int) (string, []string, error) {
+	if shared {
+		script, err := gsetScript(stmts)
+		return script, nil, err
+	}
+	var queries, defs []string
+	for i, st := range stmts {
+		body, err := checkedBody(st)
+		if err != nil {
+			return "", nil, err
+		}
+		query, d := pgbenchScript(body, fmt.Sprintf("c%d_", first+i+1), st.args, st.pass == inline)
+		queries, defs = append(queries, query), append(defs, d...)
+	}
+	return chooseOne(queries), defs, nil
 }
 
 // checkedBody is st's template as a pgbench command, checked against st's arguments.
