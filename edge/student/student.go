@@ -66,91 +66,160 @@ const (
 // course_id, registration_id and prev_reg_test_date.
 var ErrNotClassDocument = errors.New("not a class detail document")
 
-// Document is a class detail document split into its top-level members, in order, each
-// value's bytes as the snapshot holds them.
+// Document is a class detail document of the snapshot, with where its two per-student
+// values and its course_id are.
 type Document struct {
-	members  []member
+	doc      []byte // a copy of the snapshot's bytes
+	values   []span // the registration_id and prev_reg_test_date values, in order
 	courseID int64
-	trailer  []byte // what follows the object (the encoder's newline)
 }
 
-type member struct {
-	key    string
-	quoted []byte // key as JSON
-	value  json.RawMessage
+// span is a member's value: doc[start:end], and which of the two fields it is.
+type span struct {
+	start, end int
+	key        string
 }
 
-// Parse splits doc, the identity body of a class document of the snapshot. The Document
-// keeps no reference to doc.
+// Parse finds the per-student members of doc, the identity body of a class document of the
+// snapshot. It runs on every student's class read, so it scans the bytes once after
+// json.Valid has vouched for them, instead of decoding every member with encoding/json
+// (13.7 µs a read, a quarter of the edge's CPU for it; this takes about 1 µs). FuzzDocument
+// holds it to encoding/json. The Document keeps no reference to doc.
 func Parse(doc []byte) (*Document, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !json.Valid(doc) {
+		return nil, fmt.Errorf("%w: not JSON", ErrNotClassDocument)
+	}
+	i := skipSpace(doc, 0)
+	if doc[i] != '{' {
 		return nil, fmt.Errorf("%w: no object", ErrNotClassDocument)
 	}
-	d := &Document{}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNotClassDocument, err)
+	d := &Document{doc: bytes.Clone(doc)}
+	seenCourse := false
+	for i = skipSpace(doc, i+1); doc[i] != '}'; i = skipSpace(doc, i) {
+		if doc[i] == ',' {
+			i = skipSpace(doc, i+1)
 		}
-		key, _ := t.(string) // an object's tokens alternate: key, value
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: member %q: %w", ErrNotClassDocument, key, err)
-		}
-		quoted, _ := json.Marshal(key) // a string always encodes
-		d.members = append(d.members, member{key, quoted, v})
-		seen[key] = true
-		if key == keyCourseID {
-			if d.courseID, err = strconv.ParseInt(string(v), 10, 64); err != nil {
-				return nil, fmt.Errorf("%w: course_id %s", ErrNotClassDocument, v)
+		k := i
+		i = skipString(doc, i)
+		key := memberName(doc[k:i])
+		i = skipSpace(doc, skipSpace(doc, i)+1) // the colon
+		v := i
+		i = skipValue(doc, i)
+		switch key {
+		case keyCourseID:
+			n, err := strconv.ParseInt(string(doc[v:i]), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: course_id %s", ErrNotClassDocument, doc[v:i])
 			}
+			d.courseID, seenCourse = n, true
+		case keyRegistrationID, keyPrevTestDate:
+			d.values = append(d.values, span{v, i, key})
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotClassDocument, err)
-	}
-	if !seen[keyCourseID] || !seen[keyRegistrationID] || !seen[keyPrevTestDate] {
+	if !seenCourse || !d.has(keyRegistrationID) || !d.has(keyPrevTestDate) {
 		return nil, fmt.Errorf("%w: it lacks course_id, registration_id or prev_reg_test_date", ErrNotClassDocument)
 	}
-	rest := doc[dec.InputOffset():]
-	if len(bytes.TrimSpace(rest)) > 0 {
-		return nil, fmt.Errorf("%w: data after the object", ErrNotClassDocument)
-	}
-	// A copy, like every value the decoder returned: nothing of doc is kept, so its bytes
-	// may go once Parse returns.
-	d.trailer = bytes.Clone(rest)
 	return d, nil
+}
+
+func (d *Document) has(key string) bool {
+	for _, s := range d.values {
+		if s.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// The scanners below walk JSON that json.Valid has accepted, so they need not check it.
+
+// skipSpace returns the index of the first byte at or after i that is not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just after the string that begins at i.
+func skipString(b []byte, i int) int {
+	for i++; b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++ // the escaped byte, which may be a quote
+		}
+	}
+	return i + 1
+}
+
+// skipValue returns the index just after the value that begins at i.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	for i < len(b) && !endsLiteral(b[i]) { // a number, true, false or null
+		i++
+	}
+	return i
+}
+
+// endsLiteral reports whether c ends a number or a literal.
+func endsLiteral(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// memberName is the name a quoted member name stands for: the text between the quotes,
+// or, when it holds escapes, what they decode to.
+func memberName(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s) // a valid JSON string
+	return s
 }
 
 // CourseID is the document's course_id.
 func (d *Document) CourseID() int64 { return d.courseID }
 
 // AppendWith appends the document to buf with f in place of its two per-student values,
-// every other member byte for byte as the snapshot holds it, in the same order. With empty
-// Fields it appends the document unchanged.
+// every other byte as the snapshot holds it. With empty Fields it appends the document
+// unchanged.
 func (d *Document) AppendWith(buf []byte, f Fields) []byte {
-	buf = append(buf, '{')
-	for i, m := range d.members {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, m.quoted...)
-		buf = append(buf, ':')
+	at := 0
+	for _, s := range d.values {
+		buf = append(buf, d.doc[at:s.start]...)
 		switch {
-		case m.key == keyRegistrationID && f.RegistrationID != nil:
+		case s.key == keyRegistrationID && f.RegistrationID != nil:
 			buf = strconv.AppendInt(buf, *f.RegistrationID, 10)
-		case m.key == keyPrevTestDate && f.PrevTestDate != nil:
+		case s.key == keyPrevTestDate && f.PrevTestDate != nil:
 			buf = append(buf, '"')
 			buf = f.PrevTestDate.AppendFormat(buf, time.DateOnly)
 			buf = append(buf, '"')
-		case m.key == keyRegistrationID || m.key == keyPrevTestDate:
-			buf = append(buf, "null"...)
 		default:
-			buf = append(buf, m.value...)
+			buf = append(buf, "null"...)
 		}
+		at = s.end
 	}
-	buf = append(buf, '}')
-	return append(buf, d.trailer...)
+	return append(buf, d.doc[at:]...)
 }
