@@ -16,7 +16,8 @@
 #   5. freshness: builder serve and an edge with their default freshness settings; the rows
 #      a full and a change build read, the builder's CPU for one change, the time from
 #      COMMIT to the edge serving it over a mix of changes, and a burst of registrations
-#      (scripts/bench/freshness).
+#      (scripts/bench/freshness);
+#   6. the class read with a signed-in student's JWT (D32): one query per request.
 # Static and search comparisons run BENCH_ROUNDS times side by side; the table reports
 # medians, and ratios computed within each round. It prints one markdown table and writes it
 # to a file whose path it prints.
@@ -77,7 +78,7 @@ main() {
 	for k in mode courses classes registrations duration warmup conns; do fact "$k" "${!k}"; done
 	log "building the binaries into $bin"
 	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix \
-		./scripts/bench/freshness
+		./scripts/bench/freshness ./scripts/bench/jwtmix
 
 	start_postgres
 	seed
@@ -87,14 +88,18 @@ main() {
 	[ -n "$token" ] || die "builder token create printed no token"
 
 	pin_pg "$data/pg" 0 # the servers' core, from here on
+	# The edges accept students' JWTs signed with this secret (jwtmix signs them).
+	export CATALOGUE_EDGE_JWT_HMAC_SECRET=bench-only-secret-0123456789abcdef0123456789
 	start_edge
 	start_redis_edge
 	export_and_serve
 	prepare_search
+	prepare_jwt
 	for ((round = 1; round <= rounds; round++)); do
 		log "round $round of $rounds"
 		static_round "$round"
 		search_round "$round"
+		jwt_round "$round"
 	done
 	swap_runs
 	freshness
@@ -129,7 +134,8 @@ start_postgres() {
 # seed fills the database once per dataset size; a second run finds the marker and the row
 # counts it names, and reuses the data.
 seed() {
-	local want="courses=$courses classes=$classes registrations=$registrations seed=1" have
+	# test_dates: data seeded before registrations had test dates is seeded again.
+	local want="courses=$courses classes=$classes registrations=$registrations seed=1 test_dates=1" have
 	"$bin/builder" migrate >"$work/migrate.log" 2>&1 || { cat "$work/migrate.log" >&2; die "builder migrate failed"; }
 	have=$("$psql" "$db" -Atq -f scripts/bench/counts.sql 2>/dev/null || true)
 	if [ "$(cat "$data/seeded" 2>/dev/null)" = "$want" ] && [ "$have" = "$courses|$classes|$registrations" ]; then
@@ -428,6 +434,30 @@ search_round() {
 	record "$1" longtail-c1 edge "$res"
 	res=$(conns=1 wrk_measure "r$1-longtail-c1-uncached" "$uncached_url" "$paths" 1 "$token" "$uncached_pid")
 	record "$1" longtail-c1 edge-uncached "$res"
+}
+
+# prepare_jwt writes the JWT class reads (scripts/bench/jwtmix: 2,000 students, each reading
+# a class it is registered in and one it is not) and checks one answer: the student's
+# registration filled in, never stored by a cache.
+prepare_jwt() {
+	log "preparing the JWT class reads"
+	local line path jwt res
+	"$bin/jwtmix" -out "$work/jwt-paths.txt" >"$work/jwtmix.log" 2>&1 || { cat "$work/jwtmix.log" >&2; die "jwtmix failed"; }
+	fact jwt_requests "$(wc -l <"$work/jwt-paths.txt")"
+	line=$(head -n 1 "$work/jwt-paths.txt")
+	path=${line%%$'\t'*} jwt=${line#*$'\t'}
+	res=$(curl -fsS -D "$work/jwt-headers.txt" -H "Authorization: Bearer $jwt" "$edge_url$path") ||
+		die "the edge refused the JWT class read $path"
+	[ "$(jq -r '.registration_id' <<<"$res")" != null ] || die "the JWT class read of $path has no registration_id: $res"
+	grep -qi '^cache-control: private, no-store' "$work/jwt-headers.txt" ||
+		die "the JWT class read of $path is not Cache-Control: private, no-store"
+}
+
+# jwt_round ROUND measures the JWT class reads through the edge (each line its own JWT).
+jwt_round() {
+	local res
+	res=$(wrk_measure "r$1-jwt-edge" "$edge_url" "$work/jwt-paths.txt" 0 "" "$edge_pid")
+	record "$1" jwt edge "$res"
 }
 
 # swap_runs changes one class, runs the builder, and measures the time from the new pointer

@@ -2,7 +2,9 @@
 -- line, and prints the result as one machine-readable line for scripts/bench.sh.
 --
 -- Environment:
---   BENCH_PATHS  file of paths (required), e.g. /api/v2/public/class/123
+--   BENCH_PATHS  file of paths (required), e.g. /api/v2/public/class/123; a line may add a
+--                tab and a token of its own, sent instead of BENCH_TOKEN (the JWT class
+--                read: one student's JWT per line)
 --   BENCH_TOKEN  when set, sent as "Authorization: Bearer <token>" (nginx and the ceiling
 --                ignore it, so every server receives the very same request bytes)
 --   BENCH_GZIP   "1" sends "Accept-Encoding: gzip"
@@ -32,8 +34,17 @@ function init(args)
   if os.getenv("BENCH_GZIP") == "1" then headers["Accept-Encoding"] = "gzip" end
   for line in io.lines(file) do
     if line ~= "" then
+      local path, own = line:match("^([^\t]+)\t(.+)$")
+      local h = headers
+      if own then
+        h = {}
+        for k, v in pairs(headers) do h[k] = v end
+        h["Authorization"] = "Bearer " .. own
+      else
+        path = line
+      end
       n = n + 1
-      requests[n] = wrk.format("GET", line, headers)
+      requests[n] = wrk.format("GET", path, h)
     end
   end
   if n == 0 then error("no paths in " .. file) end

@@ -119,6 +119,13 @@ function longtail_rows(label,    base, rp, re, ru, rue, p99, rps, p50, ok, moon)
 	row("Search", "the same, concurrency 1, edge.search_cache 0", perf("longtail-c1", "edge-uncached", "req/s"), "", "",
 		"none: the cost without the cache", "")
 }
+# jwt_row: the class read with the JWT of a student (D32), one replica query per request.
+function jwt_row(    p99) {
+	p99 = med(acc["jwt" SUBSEP "edge" SUBSEP "p99"])
+	row("JWT", "GET /public/class/{id} with the JWT of a student (" thousands(f["jwt_requests"]) " reads: " \
+		"2,000 students, each in a class it is registered in and in another), concurrency " f["conns"],
+		perf("jwt", "edge", "req/s"), "", "", "p99 ≤ 10 ms", yn(p99 + 0 <= 10000 && errs["jwt" SUBSEP "edge"] == 0))
+}
 function builder_row(k, label, limit,    s, n, runs) {
 	s = f["builder_" k "_seconds"] + 0
 	n = split(f["builder_" k "_runs"], runs, " ")
@@ -144,6 +151,7 @@ END {
 	search_row("edge-uncached", "the same, edge.search_cache 0: every request queries (pages of classes all-visible: " \
 		f["search_visible_pct"] "%)", 0)
 	longtail_rows("class search long tail (" thousands(f["longtail_cases"]) " different searches)")
+	jwt_row()
 	builder_row("full", "full run into MinIO (empty store)", 60)
 	builder_row("nochange", "run with no change", 5)
 	builder_row("oneclass", "run with one class changed", 5)
