@@ -20,6 +20,7 @@ import (
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/edge/auth"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -150,13 +151,21 @@ func (s *site) start(t testing.TB, log *slog.Logger) {
 	if err != nil {
 		t.Fatalf("load templates: %v", err)
 	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var jwt *auth.JWTVerifier
+	if j := s.cfg.Edge.JWT; j.Enabled() {
+		jwt, err = auth.NewJWTVerifier(runCtx, auth.JWTOptions{HMACSecret: []byte(j.HMACSecret), JWKSURL: j.JWKSURL,
+			Issuer: j.Issuer, Audience: j.Audience, Leeway: j.Leeway, StudentClaim: j.StudentClaim, Log: log, Now: s.clock.now})
+		if err != nil {
+			t.Fatalf("JWT verifier: %v", err)
+		}
+	}
 	s.srv, err = edge.New(edge.Options{Config: s.cfg, Store: st, Replica: pool,
-		Templates: tpl, Logger: log, Now: s.clock.now})
+		Templates: tpl, Logger: log, Now: s.clock.now, JWT: jwt})
 	if err != nil {
 		t.Fatalf("edge.New: %v", err)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	s.srv.Start(runCtx)
 	s.handler = s.srv.Handler()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +61,8 @@ func (ts *tokenSession) testNeverLogged(t *testing.T) {
 	a := ts.token
 	last := a[len(a)-1]
 	flipped := a[:len(a)-1] + map[bool]string{true: "B", false: "A"}[last == 'A']
-	values := []string{a, ts.b.token, ts.c.token, ts.unknown, flipped, a[:len(a)-1], a + "x", " " + a + "\t",
-		a[:27] + " " + a[27:]}
+	values := append([]string{a, ts.b.token, ts.c.token, ts.unknown, flipped, a[:len(a)-1], a + "x", " " + a + "\t",
+		a[:27] + " " + a[27:]}, ts.jwts...)
 	sent := 0
 	for _, p := range placements() {
 		for _, v := range values {
@@ -72,7 +73,7 @@ func (ts *tokenSession) testNeverLogged(t *testing.T) {
 			} else {
 				body = "token=" + url.QueryEscape(v)
 			}
-			for _, auth := range [][]string{nil, bearer(a)} {
+			for _, auth := range [][]string{nil, bearer(a), bearer(ts.jwts[0])} {
 				ts.clock.set(ts.clock.now().Add(61 * time.Second))
 				ts.sendNow(method, target, ts.freshAddr(), body, append(append([]string{}, header...), auth...)...)
 				sent++
@@ -85,8 +86,13 @@ func (ts *tokenSession) testNeverLogged(t *testing.T) {
 		ts.sendNow(http.MethodGet, base+"/public/classes?search="+url.QueryEscape(a), addr, "", bearer(a)...)
 		sent++
 	}
-	ts.databaseDown(t)
+	// A student's class read: its query of the replica, with the JWT.
+	if got := ts.send(base+"/public/class/"+ts.visibleClass(t), bearer(ts.jwts[0])...).Code; got != 200 {
+		t.Errorf("a student's class read: status %d, want 200", got)
+	}
 	sent++
+	ts.databaseDown(t)
+	sent += 2
 	for _, want := range []int{200, 401, 404, 405, 429, 500, 503} {
 		if ts.statuses[want] == 0 {
 			t.Errorf("no request got %d (%v): the session no longer reaches every outcome that logs", want, ts.statuses)
@@ -103,8 +109,17 @@ func (ts *tokenSession) testNeverLogged(t *testing.T) {
 		sent, ts.statuses, strings.Count(logs, "\n"), len(ts.secrets()))
 }
 
-// databaseDown drops the site's database, searches for token A with A (503, an error the
-// edge logs with its cause), and waits for the token poller to log its failure.
+// visibleClass is the id of a class the edge serves.
+func (ts *tokenSession) visibleClass(t *testing.T) string {
+	for id := range ts.ds.visibleClasses {
+		return strconv.FormatInt(id, 10)
+	}
+	t.Fatal("the dataset has no visible class")
+	return ""
+}
+
+// databaseDown drops the site's database, searches for token A with A and reads a class
+// with a student's JWT (503s, errors the edge logs with their cause), and waits for the token poller to log its failure.
 func (ts *tokenSession) databaseDown(t *testing.T) {
 	ctx := context.Background()
 	u, err := url.Parse(ts.dbURL)
@@ -124,6 +139,9 @@ func (ts *tokenSession) databaseDown(t *testing.T) {
 	target := base + "/public/classes?search=" + url.QueryEscape(ts.token)
 	if got := ts.send(target, bearer(ts.token)...).Code; got != 503 {
 		t.Errorf("search with the database down: status %d, want 503", got)
+	}
+	if got := ts.send(base+"/public/class/"+ts.visibleClass(t), bearer(ts.jwts[0])...).Code; got != 503 {
+		t.Errorf("a student's class read with the database down: status %d, want 503", got)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(ts.logs.String(), "API token refresh failed") {

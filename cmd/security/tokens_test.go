@@ -15,6 +15,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/auth/jwttest"
 )
 
 // Limits of the token session: a small rate limit, so that both limits are reached in a few
@@ -37,6 +38,24 @@ type tokenSession struct {
 	unknown  string
 	addrs    int // remote addresses handed out, so each request can have a fresh one
 	statuses map[int]int
+	// jwts are students' JWTs (D30): a valid one, then ones that are expired, signed with
+	// another secret, or cut.
+	jwts []string
+}
+
+// sessionJWTSecret is the edge's edge.jwt.hmac_secret in the token session.
+var sessionJWTSecret = []byte("the token session's JWT secret, 32+ bytes")
+
+// sessionJWTs are the session's JWTs. The valid one outlasts the session, whose clock moves
+// a minute per request.
+func sessionJWTs(t *testing.T) []string {
+	claims := func(exp time.Duration) jwttest.Claims {
+		return jwttest.Claims{"sub": "4711", "exp": today.Add(exp).Unix()}
+	}
+	valid := jwttest.HS256(t, sessionJWTSecret, claims(365*24*time.Hour))
+	return []string{valid, jwttest.HS256(t, sessionJWTSecret, claims(-time.Hour)),
+		jwttest.HS256(t, []byte("another secret, as long as the session's"), claims(365*24*time.Hour)),
+		valid[:strings.LastIndexByte(valid, '.')], valid + "x"}
 }
 
 // TestTokenSession checks guarantee 7 end to end on a catalogue built by builder.Run, the
@@ -56,12 +75,16 @@ type tokenSession struct {
 func TestTokenSession(t *testing.T) {
 	logs := &syncBuffer{}
 	s := newSite(t, genDataset(11), siteOptions{logs: logs, issue: []string{"partner B", "partner C"},
-		edit: func(c *config.Config) { c.Edge.RateLimit, c.Edge.TokenRefresh = sessionLimit, sessionRefresh }})
+		edit: func(c *config.Config) {
+			c.Edge.RateLimit, c.Edge.TokenRefresh = sessionLimit, sessionRefresh
+			c.Edge.JWT.HMACSecret = string(sessionJWTSecret)
+		}})
 	unknown, err := apitoken.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &tokenSession{site: s, logs: logs, b: s.issued[0], c: s.issued[1], unknown: unknown, statuses: map[int]int{}}
+	ts := &tokenSession{site: s, logs: logs, b: s.issued[0], c: s.issued[1], unknown: unknown, statuses: map[int]int{},
+		jwts: sessionJWTs(t)}
 	t.Run("token_refresh is at most 20s", testRefreshBound)
 	t.Run("revocation within token_refresh", ts.testRevocation)
 	t.Run("query string ignored", ts.testQueryString)
@@ -261,6 +284,16 @@ func (ts *tokenSession) secrets() []string {
 		body := strings.TrimPrefix(tok, apitoken.Prefix)
 		for _, s := range []string{tok, body, body[:20], body[15:35], body[len(body)-20:]} {
 			out = append(out, s, hex.EncodeToString([]byte(s)))
+		}
+	}
+	// A JWT, each of its parts, and the signature's middle.
+	for _, jwt := range ts.jwts {
+		out = append(out, jwt)
+		for _, part := range strings.Split(jwt, ".") {
+			out = append(out, part)
+			if len(part) > 30 {
+				out = append(out, part[10:30])
+			}
 		}
 	}
 	return out
