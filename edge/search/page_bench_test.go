@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -28,10 +27,7 @@ func BenchmarkSearchEncode(b *testing.B) {
 			}
 			pg.Data = append(pg.Data, it)
 		}
-		var err error
-		if body, err = json.Marshal(pg); err != nil {
-			b.Fatal(err)
-		}
+		body = encode(&pg)
 	}
 	b.SetBytes(int64(len(body)))
 }

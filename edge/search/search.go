@@ -162,7 +162,7 @@ func (s *Searcher) page(ctx context.Context, today time.Time, p Params) ([]byte,
 			if err != nil {
 				return nil, err
 			}
-			return json.Marshal(pg)
+			return encode(&pg), nil
 		}
 	}
 	pg := page{Data: []item{}}
@@ -177,7 +177,12 @@ func (s *Searcher) page(ctx context.Context, today time.Time, p Params) ([]byte,
 		return nil, err
 	}
 	pg.LastPage = lastPage(pg.Total, p.Limit)
-	return json.Marshal(pg)
+	return encode(&pg), nil
+}
+
+// encode returns pg as JSON, in a buffer about its size.
+func encode(pg *page) []byte {
+	return appendPage(make([]byte, 0, 64+320*len(pg.Data)), pg)
 }
 
 // queryArgs are the arguments $1..$8 of templates.Search. An absent filter is NULL.

@@ -29,7 +29,7 @@ type catalogue struct {
 // index builds the Index of c the way Load does, from rows in any class order.
 func (c catalogue) index(t testing.TB, fold *string) *Index {
 	t.Helper()
-	ix := &Index{version: -1}
+	ix := newIndex()
 	for i := range c.courses {
 		co := c.courses[i]
 		var ids []int64
@@ -234,7 +234,7 @@ func TestAddRowRefuses(t *testing.T) {
 		}, "no name or type"},
 	}
 	for _, tt := range tests {
-		err := tt.rows(&Index{version: -1})
+		err := tt.rows(newIndex())
 		if err == nil || !strings.Contains(err.Error(), tt.wants) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.wants)
 		}

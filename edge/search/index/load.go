@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -26,7 +27,7 @@ func Load(ctx context.Context, db Querier, sql string) (*Index, error) {
 		return nil, fmt.Errorf("read the search index: %w", err)
 	}
 	defer rows.Close()
-	ix := &Index{version: -1}
+	ix := newIndex()
 	var r row
 	for rows.Next() {
 		if err := rows.Scan(&r.version, &r.id, &r.title, &r.typ, &r.name, &r.ids, &r.starts, &r.ends, &r.fold); err != nil {
@@ -55,6 +56,14 @@ type row struct {
 	ids              []int64
 	starts, ends     []int32
 	fold             *string
+}
+
+func newIndex() *Index {
+	matches, err := lru.New[string, []uint64](matchesKept)
+	if err != nil {
+		panic(err) // only a size below 1 fails
+	}
+	return &Index{version: -1, matches: matches}
 }
 
 // addRow adds one row of the query: the version, and a course unless id is NULL (the one
