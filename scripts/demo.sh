@@ -35,6 +35,8 @@ db=$(scripts/pg.sh start "$work/pg")
 export CATALOGUE_DATABASE_URL="$db"
 export CATALOGUE_STORE_URL="file://$work/store"
 export CATALOGUE_EDGE_LISTEN="127.0.0.1:$port"
+# Signed-in students: the edge accepts HS256 JWTs signed with this secret (D30).
+export CATALOGUE_EDGE_JWT_HMAC_SECRET=${CATALOGUE_EDGE_JWT_HMAC_SECRET:-$(openssl rand -hex 32)}
 
 bin/builder migrate
 bin/builder seed --courses 200 --classes 5000 --registrations 40000 --seed 1
@@ -46,6 +48,13 @@ psql=${psql:-psql}
 course=$("$psql" "$db" -Atc "SELECT id FROM courses WHERE is_public ORDER BY id LIMIT 1")
 class=$("$psql" "$db" -Atc "SELECT cl.id FROM classes cl JOIN courses co ON co.id = cl.course_id
 	WHERE cl.is_public AND co.is_public AND cl.room_id IS NOT NULL ORDER BY cl.id LIMIT 1")
+
+# A student registered in a public class, and a JWT for them valid for an hour, made with
+# the README's one line (bash and OpenSSL).
+read -r student sclass < <("$psql" "$db" -AtF ' ' -c "SELECT r.student_id, r.class_id FROM registrations r
+	JOIN classes cl ON cl.id = r.class_id AND cl.is_public JOIN courses co ON co.id = cl.course_id AND co.is_public
+	WHERE r.student_id IS NOT NULL ORDER BY r.id LIMIT 1")
+jwt=$(b64(){ openssl base64 -A | tr '+/' '-_' | tr -d '='; }; h=$(printf '{"alg":"HS256","typ":"JWT"}' | b64); p=$(printf '{"sub":"%s","exp":%d}' "$student" $(($(date +%s) + 3600)) | b64); printf '%s.%s.%s' "$h" "$p" "$(printf '%s.%s' "$h" "$p" | openssl dgst -sha256 -hmac "$CATALOGUE_EDGE_JWT_HMAC_SECRET" -binary | b64)")
 
 bin/edge >"$work/edge.log" 2>&1 &
 pids+=($!)
@@ -66,6 +75,11 @@ Try (three ready requests, and one more):
   curl -s -H 'Authorization: Bearer $token' '$base/public/classes?search=python&limit=3'
   curl -s -H 'Authorization: Bearer $token' $base/public/course/$course
   curl -s -H 'Authorization: Bearer $token' $base/public/class/$class
+
+Signed in as student $student (a JWT valid for an hour; edge.jwt.hmac_secret is
+\$CATALOGUE_EDGE_JWT_HMAC_SECRET = $CATALOGUE_EDGE_JWT_HMAC_SECRET), whose registration the
+class read fills in:
+  curl -s -H 'Authorization: Bearer $jwt' $base/public/class/$sclass
 
 Rebuild after changing data:  CATALOGUE_DATABASE_URL='$db' CATALOGUE_STORE_URL='file://$work/store' bin/builder run
 Press Ctrl-C to stop everything.
