@@ -20,13 +20,14 @@ import (
 )
 
 // pgProxy forwards TCP connections to PostgreSQL until told to fail: blackhole makes it
-// accept connections and never answer (a replica that hangs), refuse closes its port (a
-// replica that is down).
+// accept connections and never answer (a replica that hangs), drop makes it close them at
+// once (a replica that is down, until restore), refuse closes its port (for good).
 type pgProxy struct {
 	ln     net.Listener
 	target string
 	mu     sync.Mutex
 	hole   bool
+	closed bool // drop: new connections are closed at once
 	conns  []net.Conn
 }
 
@@ -57,8 +58,12 @@ func (p *pgProxy) serve() {
 		}
 		p.mu.Lock()
 		p.conns = append(p.conns, c)
-		hole := p.hole
+		hole, closed := p.hole, p.closed
 		p.mu.Unlock()
+		if closed {
+			c.Close()
+			continue
+		}
 		if hole {
 			continue // hold the connection open and say nothing
 		}
@@ -86,11 +91,20 @@ func (p *pgProxy) blackhole() {
 	p.conns = nil
 }
 
-// restore makes new connections reach PostgreSQL again after blackhole.
+// drop closes every open connection, and each new one as soon as it is accepted: a
+// request fails at once instead of at its timeout.
+func (p *pgProxy) drop() {
+	p.blackhole()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+}
+
+// restore makes new connections reach PostgreSQL again after blackhole or drop.
 func (p *pgProxy) restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hole = false
+	p.hole, p.closed = false, false
 }
 
 // refuse closes the port and every connection.
