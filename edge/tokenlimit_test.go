@@ -89,7 +89,7 @@ func TestSharedLimiterInMetrics(t *testing.T) {
 		}
 	}
 	// Redis holds the count: a limiter of its own on the same Redis sees both requests.
-	other, err := ratelimit.NewRedis(ratelimit.RedisOptions{URL: redistest.URL(t), Prefix: prefix})
+	other, err := ratelimit.NewRedis(ratelimit.RedisOptions{URL: redistest.URL(t), Prefix: prefix, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
