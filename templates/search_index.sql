@@ -9,9 +9,10 @@
 --   and -infinity as the largest and smallest int4, which keeps their order);
 --   fold: lower() of the ASCII letters under the names' collation, or NULL when the
 --   database is not UTF-8 (then ILIKE does not lower whole strings, and the edge leaves
---   name searches to search.sql).
+--   name searches to search.sql); classes: the number of classes of all the rows, so that
+--   the edge can allocate its arrays once.
 -- Argument: $1 the ASCII letters 'A'-'Z' and 'a'-'z'.
-SELECT v.version, co.id, co.name, co.type, co.lowered, co.ids, co.starts, co.ends, co.fold
+SELECT v.version, co.id, co.name, co.type, co.lowered, co.ids, co.starts, co.ends, co.fold, co.classes
 FROM catalogue_search_version v
 LEFT JOIN (
     SELECT
@@ -23,7 +24,8 @@ LEFT JOIN (
         COALESCE(cl.starts, '{}') AS starts,
         COALESCE(cl.ends, '{}') AS ends,
         CASE WHEN current_setting('server_encoding') = 'UTF8'
-            THEN lower(left(co.name, 0) || $1::text) END AS fold
+            THEN lower(left(co.name, 0) || $1::text) END AS fold,
+        SUM(COALESCE(cardinality(cl.ids), 0)) OVER () AS classes
     FROM courses co
     LEFT JOIN (
         -- array_agg keeps the order of the rows it is given: (start_date, id) within a course, as

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -74,6 +75,10 @@ const firstLoadWait = 10 * time.Second
 func (s *Searcher) Start(ctx context.Context) {
 	if s.index != nil {
 		s.index.keeper.Start(ctx, firstLoadWait)
+		// The load's garbage (the rows as decoded) goes back to the OS now, as the
+		// snapshot's does (edge/docstore), so that the edge's memory has settled once it
+		// is ready; later loads reuse the room.
+		debug.FreeOSMemory()
 	}
 }
 

@@ -30,7 +30,7 @@ func Load(ctx context.Context, db Querier, sql string) (*Index, error) {
 	ix := newIndex()
 	var r row
 	for rows.Next() {
-		if err := rows.Scan(&r.version, &r.id, &r.title, &r.typ, &r.name, &r.ids, &r.starts, &r.ends, &r.fold); err != nil {
+		if err := rows.Scan(&r.version, &r.id, &r.title, &r.typ, &r.name, &r.ids, &r.starts, &r.ends, &r.fold, &r.classes); err != nil {
 			return nil, fmt.Errorf("read the search index: %w", err)
 		}
 		if err := ix.addRow(&r); err != nil {
@@ -43,8 +43,6 @@ func Load(ctx context.Context, db Querier, sql string) (*Index, error) {
 	if ix.version < 0 {
 		return nil, fmt.Errorf("read the search index: no row, not even the version")
 	}
-	// Exactly as long as needed: appending left up to twice the room.
-	ix.ids, ix.starts, ix.ends = slices.Clone(ix.ids), slices.Clone(ix.starts), slices.Clone(ix.ends)
 	return ix, nil
 }
 
@@ -56,6 +54,7 @@ type row struct {
 	ids              []int64
 	starts, ends     []int32
 	fold             *string
+	classes          *int64 // the classes of all rows: the arrays' capacity
 }
 
 func newIndex() *Index {
@@ -74,6 +73,10 @@ func (ix *Index) addRow(r *row) error {
 	}
 	if ix.version < 0 {
 		ix.setFold(r.fold)
+		if r.classes != nil && *r.classes > 0 && *r.classes < 1<<31 {
+			n := int(*r.classes)
+			ix.ids, ix.starts, ix.ends = make([]int64, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+		}
 	}
 	ix.version = r.version
 	if r.id == nil {
