@@ -1,17 +1,15 @@
 package edge
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"net/http"
 	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/trainingco/catalogue/edge/docstore"
+	"github.com/trainingco/catalogue/edge/gzipbody"
 	"github.com/trainingco/catalogue/edge/student"
 )
 
@@ -54,7 +52,7 @@ func (s *Server) serveStudentClass(c echo.Context, snap *docstore.Snapshot, doc 
 	h["X-Catalogue-Snapshot"] = snap.IDHeader()
 	h["Content-Type"] = hdrJSON
 	if acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding)) {
-		body = gzipBytes(body)
+		body = gzipbody.Append(make([]byte, 0, len(body)/2+64), body)
 		h["Content-Encoding"] = hdrGzip
 	}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
@@ -65,22 +63,4 @@ func (s *Server) serveStudentClass(c echo.Context, snap *docstore.Snapshot, doc 
 	// A failed write means the client has gone; there is nobody left to tell.
 	_, _ = res.Write(body)
 	return nil
-}
-
-// gzipWriters are reused gzip writers at BestSpeed: the body is small and sent once.
-var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level never fails
-	return w
-}}
-
-// gzipBytes returns the gzip compression of body.
-func gzipBytes(body []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(body))
-	zw := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(zw)
-	zw.Reset(&buf)
-	_, _ = zw.Write(body) // writes to a bytes.Buffer never fail
-	_ = zw.Close()
-	return buf.Bytes()
 }

