@@ -49,18 +49,3 @@ func orEmpty(s *string) *string {
 	}
 	return s
 }
-
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", `"\`, "<>&", "\x00\x1f\x7f\b\f", "\u2028\u2029", "\xff\xfe", "é\xc3", "Ωmega 😀"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s as encoding/json writes it", s, got[1:], want)
-		}
-	})
-}

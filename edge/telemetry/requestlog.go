@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
+	"github.com/trainingco/catalogue/edge/jsonstr"
 )
 
 // RequestLine is what the log says about one request. Path must have been through
@@ -87,11 +88,11 @@ func appendRequestLine(b []byte, t time.Time, l *RequestLine) []byte {
 	b = append(b, `{"time":"`...)
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":"INFO","msg":"request","method":`...)
-	b = appendLogString(b, l.Method)
+	b = jsonstr.Append(b, l.Method, jsonstr.Slog)
 	b = append(b, `,"route":`...)
-	b = appendLogString(b, l.Route)
+	b = jsonstr.Append(b, l.Route, jsonstr.Slog)
 	b = append(b, `,"path":`...)
-	b = appendLogString(b, l.Path)
+	b = jsonstr.Append(b, l.Path, jsonstr.Slog)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(l.Status), 10)
 	b = append(b, `,"bytes":`...)
@@ -101,9 +102,9 @@ func appendRequestLine(b []byte, t time.Time, l *RequestLine) []byte {
 	// and 1e21; whole microseconds in milliseconds are 0 or at least 0.001.
 	b = strconv.AppendFloat(b, l.durationMS(), 'f', -1, 64)
 	b = append(b, `,"request_id":`...)
-	b = appendLogString(b, l.ID)
+	b = jsonstr.Append(b, l.ID, jsonstr.Slog)
 	b = append(b, `,"remote_addr":`...)
-	b = appendLogString(b, l.Addr)
+	b = jsonstr.Append(b, l.Addr, jsonstr.Slog)
 	return append(b, "}\n"...)
 }
 
