@@ -159,14 +159,14 @@ func TestEdgeDependenciesDown(t *testing.T) {
 // the search, which needs no store, keeps working. Once MinIO is back a new build is served
 // without a restart. It returns the new snapshot's id.
 func (f *edgeFixture) storeDown(t *testing.T, d *cmdtest.Edge, id string) string {
-	f.minio.stop(t)
+	f.minio.Stop(t)
 	waitLog(t, d, 30*time.Second, "snapshot refresh failed")
 	f.readStatic(t, d, id, 20, 50*time.Millisecond)
 	if r, _ := f.search(t, d); r.StatusCode != http.StatusOK {
 		t.Errorf("search with the store down: %s, want 200 (it needs only the replica)\n%s", r.Status, r.Data)
 	}
 
-	f.minio.start(t)
+	f.minio.Start(t)
 	changeData(t, f.env, 1)
 	next := f.env.Run(t)
 	d.WaitSnapshot(t, next, 30*time.Second)
@@ -221,7 +221,7 @@ func (f *edgeFixture) restartWhileStoreDown(t *testing.T, d *cmdtest.Edge, id st
 	if !waitFor(30*time.Second, cached) {
 		t.Fatalf("edge.cache_dir does not name snapshot %s within 30s", id)
 	}
-	f.minio.stop(t)
+	f.minio.Stop(t)
 	if err := d.Stop(t); err != nil {
 		t.Fatalf("stop edge: %v", err)
 	}
@@ -238,7 +238,7 @@ func (f *edgeFixture) restartWhileStoreDown(t *testing.T, d *cmdtest.Edge, id st
 		t.Errorf("the edge with a corrupt cache did not say why it refused it:\n%s", corrupt.Logs())
 	}
 
-	f.minio.start(t)
+	f.minio.Start(t)
 	for _, e := range []*cmdtest.Edge{corrupt, noCache} {
 		e.WaitSnapshot(t, id, 30*time.Second)
 		checkServed(t, e, f.token, id, 1)
@@ -266,7 +266,7 @@ func (f *edgeFixture) restartFromCache(t *testing.T, id string, vars map[string]
 // cmdtest's start limit, 30 s, and serve snapshot id from edge.cache_dir.
 func (f *edgeFixture) restartStoreHangs(t *testing.T, id string) {
 	t.Helper()
-	hung := newTCPProxy(t, strings.TrimPrefix(f.minio.endpoint, "http://"))
+	hung := newTCPProxy(t, strings.TrimPrefix(f.minio.URL, "http://"))
 	hung.blackhole()
 	vars := maps.Clone(f.vars)
 	vars[config.EnvName("store.endpoint")] = "http://" + hung.addr

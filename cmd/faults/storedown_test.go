@@ -55,7 +55,7 @@ func TestStoreKilledDuringRun(t *testing.T) {
 	}
 	listed := len(in.keys(t, "objects/"))
 	killedAt := time.Since(began)
-	m.kill(t)
+	m.Kill(t)
 	close(release)
 	proxy.srv.Close() // later requests are refused, as by the dead MinIO itself
 	var r runResult
@@ -78,7 +78,7 @@ func TestStoreKilledDuringRun(t *testing.T) {
 		}
 	}
 
-	m.start(t)
+	m.Start(t)
 	if listed <= stored {
 		t.Errorf("MinIO was killed before the run stored any new object (%d objects before and at the kill)", stored)
 	}

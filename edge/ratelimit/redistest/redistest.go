@@ -9,15 +9,11 @@ package redistest
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/trainingco/catalogue/builder/buildertest/scripted"
 )
 
 // EnvURL names the variable that holds the shared test server's URL.
@@ -48,10 +44,7 @@ func Prefix() string {
 // Server is a Redis of one test's own. It comes back on the same port after Kill, as a
 // restarted server would, so that clients configured with its URL find it again.
 type Server struct {
-	URL  string // redis://127.0.0.1:PORT/0
-	dir  string
-	port string
-	up   bool
+	*scripted.Service // URL: redis://127.0.0.1:PORT/0
 }
 
 // Start starts a Redis for t and stops it when t ends. It needs the test services (the
@@ -59,82 +52,12 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	URL(t)
-	s := &Server{dir: t.TempDir()}
-	s.Start(t)
-	t.Cleanup(func() {
-		if s.up {
-			s.Stop(t)
-		}
-	})
-	return s
-}
-
-// script returns the path of scripts/redis.sh, found from this source file.
-func script(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the source folder")
-	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "scripts", "redis.sh")
-}
-
-// Start starts the server again, on its earlier port when it ran before.
-func (s *Server) Start(t testing.TB) {
-	t.Helper()
-	cmd := exec.Command(script(t), "start", s.dir)
-	cmd.Env = os.Environ()
-	if s.port != "" {
-		cmd.Env = append(cmd.Env, "REDIS_PORT="+s.port)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("redis.sh start: %v\n%s", err, stderr.String())
-	}
-	got := strings.TrimSpace(string(out))
-	u, err := url.Parse(got)
-	if err != nil || u.Scheme != "redis" || u.Port() == "" || (s.port != "" && u.Port() != s.port) {
-		t.Fatalf("redis.sh start printed %q, want redis://127.0.0.1:PORT/0 (port %q if set)", got, s.port)
-	}
-	s.URL, s.port, s.up = got, u.Port(), true
-}
-
-// Stop stops the server with redis.sh stop.
-func (s *Server) Stop(t testing.TB) {
-	t.Helper()
-	if out, err := exec.Command(script(t), "stop", s.dir).CombinedOutput(); err != nil {
-		t.Fatalf("redis.sh stop: %v\n%s", err, out)
-	}
-	s.up = false
-}
-
-// Kill ends the server at once with SIGKILL, as a crash would, and lets redis.sh tidy up.
-func (s *Server) Kill(t testing.TB) {
-	t.Helper()
-	s.signal(t, syscall.SIGKILL)
-	s.Stop(t)
+	return &Server{scripted.Start(t, "redis", "REDIS_PORT")}
 }
 
 // Pause stops the server with SIGSTOP: it keeps its port and accepts connections (the
 // kernel does), but never answers, as a hung server would.
-func (s *Server) Pause(t testing.TB) { t.Helper(); s.signal(t, syscall.SIGSTOP) }
+func (s *Server) Pause(t testing.TB) { t.Helper(); s.Signal(t, syscall.SIGSTOP) }
 
 // Resume lets a paused server go on (SIGCONT).
-func (s *Server) Resume(t testing.TB) { t.Helper(); s.signal(t, syscall.SIGCONT) }
-
-func (s *Server) signal(t testing.TB, sig syscall.Signal) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(s.dir, "pid"))
-	if err != nil {
-		t.Fatalf("read Redis's pid: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("Redis's pid file holds %q", b)
-	}
-	if err := syscall.Kill(pid, sig); err != nil {
-		t.Fatalf("signal %v to Redis (pid %d): %v", sig, pid, err)
-	}
-}
+func (s *Server) Resume(t testing.TB) { t.Helper(); s.Signal(t, syscall.SIGCONT) }
