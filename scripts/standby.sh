@@ -17,51 +17,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
 
-find_bin() {
-	for d in /usr/lib/postgresql/*/bin; do
-		[ -x "$d/pg_basebackup" ] && { echo "$d"; return; }
-	done
-	command -v pg_basebackup >/dev/null 2>&1 && dirname "$(command -v pg_basebackup)"
-}
-
-as_owner() {
-	if [ "$(id -u)" = 0 ]; then
-		runuser -u postgres -- "$@"
-	else
-		"$@"
-	fi
-}
-
 case "$cmd" in
 start)
 	primary=${3:?usage: standby.sh start DIR PRIMARY_DIR}
 	[ -f "$primary/port" ] || { echo "standby.sh: no primary running in $primary (scripts/pg.sh start it first)" >&2; exit 1; }
-	bin=$(find_bin) || { echo "standby.sh: pg_basebackup not found (scripts/pg.sh installs PostgreSQL)" >&2; exit 1; }
+	bin=$(pg_bin pg_basebackup) || { echo "standby.sh: pg_basebackup not found (scripts/pg.sh installs PostgreSQL)" >&2; exit 1; }
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	[ "$(id -u)" = 0 ] && chown postgres "$dir"
 	rm -rf "$dir/data"
 	as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres -D "$dir/data" \
 		-R -X stream -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
-	for attempt in 1 2 3; do
-		port=$(free_port)
-		rm -f "$dir/server.log"
-		as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
-			"-p $port -k $dir -c listen_addresses=127.0.0.1 -c hot_standby=on -c fsync=off -c max_connections=300 -c shared_buffers=64MB" >&2 &&
-			break
-		if [ "$attempt" = 3 ] || ! grep -q 'could not bind\|Address already in use' "$dir/server.log"; then
-			cat "$dir/server.log" >&2
-			exit 1
-		fi
-	done
-	echo "$port" >"$dir/port"
-	echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+	pg_serve "$dir" "$bin" "-c hot_standby=on -c fsync=off -c max_connections=300 -c shared_buffers=64MB"
 	;;
 stop)
-	bin=$(find_bin || true)
-	if [ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ]; then
-		as_owner "$bin/pg_ctl" -D "$dir/data" -m fast stop >&2 || true
-	fi
+	pg_stop "$dir"
 	;;
 *)
 	echo "usage: standby.sh start DIR PRIMARY_DIR | stop DIR" >&2
