@@ -123,9 +123,9 @@ func tokenSetLimit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return helpIsNoError(err)
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || id <= 0 {
-		return usagef("token set-limit: ID must be a positive integer (got %q)", pos[0])
+	id, err := parseTokenID("token set-limit", pos[0])
+	if err != nil {
+		return err
 	}
 	limit, err := parseLimit("token set-limit: N", pos[1])
 	if err != nil {
@@ -148,6 +148,15 @@ func tokenSetLimit(ctx context.Context, e *env, args []string) error {
 }
 
 // parseLimit reads a token's limit as written on the command line: a positive number of
+// parseTokenID parses the ID argument of command cmd: a token's id from token list.
+func parseTokenID(cmd, s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usagef("%s: ID must be a positive integer (got %q)", cmd, s)
+	}
+	return id, nil
+}
+
 // requests per rolling minute, or "default" (or nothing) for edge.rate_limit, which is 0.
 func parseLimit(what, s string) (int, error) {
 	if s == "" || s == "default" {
@@ -199,9 +208,9 @@ func tokenRevoke(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return helpIsNoError(err)
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || id <= 0 {
-		return usagef("token revoke: ID must be a positive integer (got %q)", pos[0])
+	id, err := parseTokenID("token revoke", pos[0])
+	if err != nil {
+		return err
 	}
 	conn, err := connect(ctx, cfg)
 	if err != nil {
