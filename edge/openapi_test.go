@@ -26,11 +26,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/trainingco/catalogue/builder"
-	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
@@ -84,35 +81,11 @@ const (
 
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
-	ctx := context.Background()
-	dbURL := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, dbURL, openAPISeed)
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := apitoken.Create(ctx, conn, "openapi test")
-	conn.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	cfg := config.Default()
-	cfg.Database.URL = dbURL
-	cfg.Store = buildertest.NewLocalStore(t)
-	cfg.Edge.PollInterval, cfg.Edge.TokenRefresh = time.Hour, time.Hour
+	b := buildCatalogue(t, openAPISeed, "openapi test", openAPINow)
+	cfg, token, pool := b.cfg, b.token, b.pool
 	now := func() time.Time { return openAPINow }
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if _, err := builder.Run(ctx, cfg, builder.RunOptions{Now: now, Logger: quiet}); err != nil {
-		t.Fatalf("build the snapshot: %v", err)
-	}
 	published := openTestStore(t, cfg.Store)
 	empty := openTestStore(t, buildertest.NewLocalStore(t))
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
 
 	env := &apiEnv{token: token, servers: map[string]http.Handler{}}
 	start := func(name string, st store.Store, tpl *templates.Set, edit func(*config.Config)) {

@@ -7,7 +7,6 @@ import (
 	"crypto/elliptic"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -15,13 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/trainingco/catalogue/builder"
-	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
-	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
 	"github.com/trainingco/catalogue/edge/auth"
 	"github.com/trainingco/catalogue/edge/auth/jwttest"
@@ -83,27 +77,9 @@ type studentEnv struct {
 
 func newStudentEnv(t *testing.T) *studentEnv {
 	t.Helper()
-	ctx := context.Background()
-	dbURL := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, dbURL, studentSeed)
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := apitoken.Create(ctx, conn, "student test")
-	conn.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Default()
-	cfg.Database.URL = dbURL
-	cfg.Store = buildertest.NewLocalStore(t)
-	cfg.Edge.PollInterval, cfg.Edge.TokenRefresh = time.Hour, time.Hour
+	b := buildCatalogue(t, studentSeed, "student test", studentNow)
+	cfg, token := b.cfg, b.token
 	now := func() time.Time { return studentNow }
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if _, err := builder.Run(ctx, cfg, builder.RunOptions{Now: now, Logger: quiet}); err != nil {
-		t.Fatalf("build the snapshot: %v", err)
-	}
 	env := &studentEnv{token: token, rs: jwttest.RSA(t, "rs-1", 2048), es: jwttest.EC(t, "es-1", elliptic.P256(), "ES256")}
 	env.jwks = jwttest.NewJWKS(t, env.rs)
 	cfg.Edge.JWT.HMACSecret, cfg.Edge.JWT.JWKSURL = string(studentSecret), env.jwks.URL
@@ -114,10 +90,7 @@ func newStudentEnv(t *testing.T) *studentEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env.pool, err = pgxpool.New(ctx, dbURL); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.pool.Close)
+	env.pool = b.pool
 	s, err := edge.New(edge.Options{Config: cfg, Store: openTestStore(t, cfg.Store), Replica: env.pool,
 		Templates: templates.MustDefault(), Logger: quiet, Now: now, JWT: verifier})
 	if err != nil {
