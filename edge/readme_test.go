@@ -1,0 +1,104 @@
+package edge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestREADMEErrorTable holds the README's error table (Calling the API, Errors), which
+// partners code against, to what the edge answers: every body a request below gets is in
+// the table's row for its status, and every body the table lists is got here or pinned by
+// the test named beside it.
+func TestREADMEErrorTable(t *testing.T) {
+	table := readmeErrorTable(t)
+	env := newAPIEnv(t)
+	if got := env.send(t, apiCall{server: srvLimited, target: "/api/v2/public/popular", auth: "token"}); got.Code != 200 {
+		t.Fatalf("first request to the limited server: status %d", got.Code)
+	}
+	calls := []apiCall{
+		{target: "/api/v2/public/classes?limit=abc", auth: "token", status: 400},
+		{target: "/api/v2/public/classes?page=x", auth: "token", status: 400},
+		{target: "/api/v2/public/courses?type=Bogus", auth: "token", status: 400},
+		{target: "/api/v2/public/courses", status: 401},
+		{target: "/api/v2/public/course/999", auth: "token", status: 404},
+		{target: "/api/v2/public/class/999", auth: "token", status: 404},
+		{target: "/api/v2/public/nothing-here", auth: "token", status: 404},
+		{target: "/api/v2/public/courses", method: http.MethodPost, auth: "token", status: 405},
+		{target: "/api/v2/public/courses", server: srvLimited, auth: "token", status: 429},
+		{target: "/api/v2/public/classes?start=2027-01-31", auth: "token", status: 500},
+		{target: "/api/v2/public/classes?end=13-01-2027", auth: "token", status: 500},
+		{target: "/api/v2/public/classes?date=tomorrow", auth: "token", status: 500},
+		{target: "/api/v2/public/courses", server: srvNoSnap, auth: "token", status: 503},
+		{target: "/api/v2/public/classes", server: srvBadSearch, auth: "token", status: 503},
+	}
+	elsewhere := map[string]string{
+		`{"message":"The token list is not loaded yet. Try again shortly."}`:                                         "TestTokensNeverLoaded",
+		`{"message":"The student's registration details are temporarily unavailable. Please try again shortly."}`: "TestJWTReplicaDown",
+	}
+	got := map[int]map[string]bool{}
+	for _, c := range calls {
+		rec := env.send(t, c)
+		body := compactJSON(rec.Body.Bytes())
+		if rec.Code != c.status {
+			t.Errorf("%s %s: status %d %s, want %d", c.methodOr(), c.target, rec.Code, body, c.status)
+			continue
+		}
+		if !table[c.status][body] {
+			t.Errorf("%s %s: %d %s, which the README's row for %d does not list", c.methodOr(), c.target, c.status, body, c.status)
+		}
+		if got[c.status] == nil {
+			got[c.status] = map[string]bool{}
+		}
+		got[c.status][body] = true
+	}
+	for status, bodies := range table {
+		for body := range bodies {
+			if !got[status][body] && elsewhere[body] == "" {
+				t.Errorf("the README lists %s for %d, which no request got", body, status)
+			}
+		}
+	}
+}
+
+// readmeErrorTable returns the bodies of the README's error table by status, compacted.
+func readmeErrorTable(t *testing.T) map[int]map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n### Errors\n")
+	if !ok {
+		t.Fatal("README.md has no ### Errors section")
+	}
+	section, _, _ = strings.Cut(section, "\n### ")
+	row := regexp.MustCompile("(?m)^\\| ([0-9]{3}) \\|.*\\| (.*) \\|$")
+	body := regexp.MustCompile("`(\\{[^`]*\\})`")
+	table := map[int]map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		status, _ := strconv.Atoi(m[1])
+		table[status] = map[string]bool{}
+		for _, bm := range body.FindAllStringSubmatch(m[2], -1) {
+			table[status][compactJSON([]byte(bm[1]))] = true
+		}
+	}
+	if len(table) < 7 {
+		t.Fatalf("README.md's error table has rows for %d statuses, want 400, 401, 404, 405, 429, 500 and 503", len(table))
+	}
+	return table
+}
+
+// compactJSON returns b without insignificant space, or as it is when it is not JSON.
+func compactJSON(b []byte) string {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return string(bytes.TrimSpace(b))
+	}
+	return out.String()
+}
