@@ -38,7 +38,7 @@ func TestREADMEErrorTable(t *testing.T) {
 		{target: "/api/v2/public/classes", server: srvBadSearch, auth: "token", status: 503},
 	}
 	elsewhere := map[string]string{
-		`{"message":"The token list is not loaded yet. Try again shortly."}`:                                         "TestTokensNeverLoaded",
+		`{"message":"The token list is not loaded yet. Try again shortly."}`:                                      "TestTokensNeverLoaded",
 		`{"message":"The student's registration details are temporarily unavailable. Please try again shortly."}`: "TestJWTReplicaDown",
 	}
 	got := map[int]map[string]bool{}
