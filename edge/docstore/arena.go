@@ -3,6 +3,7 @@ package docstore
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -63,8 +64,16 @@ func unmapChunk(mem []byte) {
 // load never writes into a chunk that a snapshot being served uses.
 type arena struct {
 	mu     sync.Mutex
+	size   int    // of the chunks it maps; 0 is chunkSize
 	cur    *chunk // the chunk being filled
 	chunks []*chunk
+}
+
+// sizedArena returns an arena for about n bytes of documents: its chunks are n rounded up
+// to pages, or chunkSize when that is less. A delta brings a few documents: a chunk of
+// chunkSize for them would map a megabyte at every swap for a few pages used.
+func sizedArena(n int) *arena {
+	return &arena{size: min(chunkSize, roundPage(max(n, 1)))}
 }
 
 // maxDocument bounds a document with its gzip body: a document finds its bytes by 32-bit
@@ -90,7 +99,11 @@ func (a *arena) alloc(n int) (*chunk, int, error) {
 		a.chunks = append(a.chunks, c)
 	case c == nil || c.used+n > len(c.mem):
 		var err error
-		if c, err = newChunk(chunkSize); err != nil {
+		size := chunkSize
+		if a.size > 0 {
+			size = max(a.size, n)
+		}
+		if c, err = newChunk(size); err != nil {
 			return nil, 0, err
 		}
 		a.chunks = append(a.chunks, c)
@@ -144,6 +157,45 @@ func (a *arena) seal() error {
 	a.cur = nil
 	return nil
 }
+
+// holding is what a snapshot's documents hold of the chunks: a snapshot loaded from a
+// delta updates its base's by the documents it changed, to decide without a look at every
+// document whether the chunks hold too much that no route uses any more (wasteful).
+type holding struct {
+	refs map[*chunk]int32 // the routes whose document is in each chunk
+	// live is the bytes of the routes' documents with their gzip bodies, a document
+	// shared by several routes once per route, as the memory target counts the
+	// snapshot's bytes.
+	live int64
+}
+
+func (h *holding) add(d *Document) {
+	h.refs[d.chunk]++
+	h.live += int64(d.end - d.off)
+}
+
+func (h *holding) remove(d *Document) {
+	if h.refs[d.chunk]--; h.refs[d.chunk] <= 0 {
+		delete(h.refs, d.chunk)
+	}
+	h.live -= int64(d.end - d.off)
+}
+
+// wasteful reports whether the chunks hold more than compact allows: a quarter more than
+// the documents, and a chunk. A chunk counts the pages it has written, which are what is
+// resident: a delta's chunk is mostly small.
+func (h *holding) wasteful() bool {
+	var held int64
+	for c := range h.refs {
+		held += int64(roundPage(c.used))
+	}
+	return held > h.live+h.live/4+chunkSize
+}
+
+// pageSize is the size of the pages the OS maps memory in.
+var pageSize = os.Getpagesize()
+
+func roundPage(n int) int { return (n + pageSize - 1) / pageSize * pageSize }
 
 // compact decides whether a load reusing docs should copy them into its own arena instead
 // of keeping the chunks they are in. Reusing leaves the bytes where they are, which is free,

@@ -145,23 +145,19 @@ func checkBodies(t *testing.T, s *Snapshot, gen *docstoretest.Catalogue) {
 
 func chunksOf(s *Snapshot) int {
 	seen := map[*chunk]bool{}
-	for i := range s.docs {
-		seen[s.docs[i].chunk] = true
-	}
+	s.eachDoc(func(d *Document) { seen[d.chunk] = true })
 	return len(seen)
 }
 
 // sharedChunks counts the chunks that documents of both a and b are in.
 func sharedChunks(a, b *Snapshot) int {
 	inA := map[*chunk]bool{}
-	for i := range a.docs {
-		inA[a.docs[i].chunk] = true
-	}
+	a.eachDoc(func(d *Document) { inA[d.chunk] = true })
 	shared := map[*chunk]bool{}
-	for i := range b.docs {
-		if c := b.docs[i].chunk; inA[c] {
-			shared[c] = true
+	b.eachDoc(func(d *Document) {
+		if inA[d.chunk] {
+			shared[d.chunk] = true
 		}
-	}
+	})
 	return len(shared)
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
@@ -27,6 +29,10 @@ type diskCache struct {
 	// suspect is set when the cache failed its check at start, so that the next save writes
 	// every document again instead of trusting the files already there.
 	suspect bool
+	// saved is the id of the snapshot the cache holds exactly, as the last save left it:
+	// its documents, no others, and its manifest; "" when unknown (at start, after a
+	// failed save).
+	saved string
 }
 
 func newDiskCache(dir string) *diskCache {
@@ -52,23 +58,21 @@ func (c *diskCache) load(ctx context.Context) (*Snapshot, error) {
 
 // save writes the documents of s that the cache lacks, then its manifest, then the pointer,
 // and last removes what s no longer uses, so that the cache always names a complete
-// snapshot.
-func (c *diskCache) save(ctx context.Context, s *Snapshot) error {
-	have, err := c.objects(ctx)
+// snapshot. When the cache holds prev and s differs from it only at the routes touched (a
+// snapshot loaded from its delta over prev), only those routes' documents are written and
+// removed; otherwise the cache's files are listed and compared with s.
+func (c *diskCache) save(ctx context.Context, s, prev *Snapshot, touched []string) error {
+	delta := touched != nil && prev != nil && c.saved == prev.id && !c.suspect
+	c.saved = "" // until this save has finished
+	var gone map[[sha256.Size]byte]string
+	var err error
+	if delta {
+		gone, err = c.writeChanged(ctx, s, prev, touched)
+	} else {
+		gone, err = c.writeAll(ctx, s)
+	}
 	if err != nil {
 		return err
-	}
-	trusted := have
-	if c.suspect {
-		trusted = nil
-	}
-	for i := range s.docs {
-		d := &s.docs[i]
-		if _, ok := trusted[d.hash]; !ok {
-			if err := c.docs.Put(ctx, snapshot.ObjectKey(d.hexHash()), d.Body()); err != nil {
-				return fmt.Errorf("cache document: %w", err)
-			}
-		}
 	}
 	if err := snapshot.WriteManifest(ctx, c.local, s.manifest()); err != nil {
 		return fmt.Errorf("cache manifest: %w", err)
@@ -77,7 +81,68 @@ func (c *diskCache) save(ctx context.Context, s *Snapshot) error {
 		return fmt.Errorf("cache pointer: %w", err)
 	}
 	c.suspect = false
-	return c.prune(ctx, s, have)
+	if err := c.prune(ctx, s, gone, delta); err != nil {
+		return err
+	}
+	c.saved = s.id
+	return nil
+}
+
+// writeAll writes the documents of s that the cache lacks, or every one when it is
+// suspect, and returns the cached documents s does not use.
+func (c *diskCache) writeAll(ctx context.Context, s *Snapshot) (map[[sha256.Size]byte]string, error) {
+	have, err := c.objects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	trusted := have
+	if c.suspect {
+		trusted = nil
+	}
+	var werr error
+	written := map[[sha256.Size]byte]bool{} // once however many routes share a document
+	s.eachDoc(func(d *Document) {
+		if _, ok := trusted[d.hash]; ok || written[d.hash] || werr != nil {
+			return
+		}
+		werr = c.put(ctx, d)
+		written[d.hash] = true
+	})
+	if werr != nil {
+		return nil, werr
+	}
+	s.eachDoc(func(d *Document) { delete(have, d.hash) })
+	return have, nil
+}
+
+// writeChanged writes the documents of the routes touched whose content differs from
+// prev's, which the cache holds, and returns prev's documents there that s may not use
+// any more (prune checks that no other route of s does).
+func (c *diskCache) writeChanged(ctx context.Context, s, prev *Snapshot, touched []string) (map[[sha256.Size]byte]string, error) {
+	gone := map[[sha256.Size]byte]string{}
+	for _, r := range touched {
+		old, now := prev.lookup(r), s.lookup(r)
+		if old != nil && now != nil && old.hash == now.hash {
+			continue
+		}
+		if old != nil {
+			gone[old.hash] = snapshot.ObjectKey(old.hexHash())
+		}
+		if now != nil {
+			// It may be cached for another route already: writing it again is harmless.
+			if err := c.put(ctx, now); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return gone, nil
+}
+
+func (c *diskCache) put(ctx context.Context, d *Document) error {
+	if err := c.docs.Put(ctx, snapshot.ObjectKey(d.hexHash()), d.Body()); err != nil {
+		return fmt.Errorf("cache document: %w", err)
+	}
+	return nil
 }
 
 // objects returns the keys of the cached documents, by hash, and removes temporary files
@@ -99,16 +164,15 @@ func (c *diskCache) objects(ctx context.Context) (map[[sha256.Size]byte]string, 
 	return have, nil
 }
 
-// prune removes the documents s does not use and the manifests of other snapshots.
-func (c *diskCache) prune(ctx context.Context, s *Snapshot, have map[[sha256.Size]byte]string) error {
-	used := s.index()
-	var unused []string
-	for hash, key := range have {
-		if used[hash] == nil {
-			unused = append(unused, key)
-		}
+// prune removes the documents of unused that s does not use (all of them but those
+// another of s's routes uses, when check is set) and the manifests of other snapshots.
+func (c *diskCache) prune(ctx context.Context, s *Snapshot, unused map[[sha256.Size]byte]string, check bool) error {
+	if check && len(unused) > 0 {
+		// A change build's old document may be another route's still: classes can have
+		// the same document. One look at every hash, no allocation.
+		s.eachDoc(func(d *Document) { delete(unused, d.hash) })
 	}
-	if err := c.local.Delete(ctx, unused...); err != nil {
+	if err := c.local.Delete(ctx, slices.Collect(maps.Values(unused))...); err != nil {
 		return fmt.Errorf("prune cached documents: %w", err)
 	}
 	keys, err := c.local.List(ctx, snapshot.ManifestPrefix)

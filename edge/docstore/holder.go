@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -193,49 +195,85 @@ func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 		d.ptrTag = tag
 		return nil
 	}
-	m, fromDelta, err := d.manifest(ctx, p, cur)
+	l, err := d.load(ctx, p, cur, reuse)
 	if err != nil {
 		return err
 	}
-	if cur != nil {
-		reuse = append(reuse, cur.index())
-	}
-	if d.leftover != nil {
-		reuse = append(reuse, d.leftover)
-	}
-	fetched := docIndex{}
-	next, err := loadSnapshot(ctx, d.store, m, fetched, reuse...)
-	if err != nil {
-		d.keepLeftover(m, fetched)
-		return err
-	}
-	d.leftover = nil
+	next := l.snap
 	next.publishedAt = p.PublishedAt
-	n := len(fetched) // fetched is garbage from here: release may collect it
 	// The load's garbage goes back to the OS (see release) before the snapshot is served,
 	// so that the edge's memory has settled once it reads ready; again after the swap and
 	// the save, for the chunks only the previous snapshot used and the save's garbage. A
-	// load from a delta fetched a few documents: its garbage is a couple of manifests'
-	// maps, which the next collection takes, not worth two forced ones per change.
-	if !fromDelta {
+	// load from a delta fetched a few documents and copied a few index pages: its garbage
+	// is not worth two forced collections per change, unless it copied every document,
+	// which leaves as many bytes in the chunks only the previous snapshot uses.
+	source := "store"
+	if l.delta != nil {
+		source = "store, delta over " + cur.id
+	}
+	if l.delta == nil || l.copied {
 		release()
 		defer release()
 	}
-	source := "store"
-	if fromDelta {
-		source = "store, delta over " + cur.id
-	}
-	d.swap(next, source, n)
+	d.swap(next, source, l.fetched)
 	d.ptrTag = tag
 	if d.cache == nil {
 		return nil
 	}
+	var touched []string
+	if l.delta != nil {
+		touched = slices.AppendSeq(slices.Clone(l.delta.Removed), maps.Keys(l.delta.Documents))
+	}
 	// The snapshot is served: saving it must not be cut short by start's deadline, or the
 	// cache would stay a snapshot behind until the next one is published.
-	if err := d.cache.save(context.WithoutCancel(ctx), next); err != nil {
+	if err := d.cache.save(context.WithoutCancel(ctx), next, cur, touched); err != nil {
 		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
 	}
 	return nil
+}
+
+// loaded is a snapshot a refresh loaded.
+type loaded struct {
+	snap    *Snapshot
+	fetched int             // documents read from the store
+	delta   *snapshot.Delta // what it was made of over the snapshot served; nil: its manifest
+	copied  bool            // made from delta, with every document copied (see compacted)
+}
+
+// load loads the snapshot p names: from its delta when it is built over cur, the snapshot
+// served, and the delta applies to it; from its manifest otherwise, reusing the documents
+// of cur and reuse. What a failed load fetched is kept for the next (leftover).
+func (d *Holder) load(ctx context.Context, p snapshot.Pointer, cur *Snapshot, reuse []docIndex) (loaded, error) {
+	if d.leftover != nil {
+		reuse = append(reuse, d.leftover)
+	}
+	fetched := docIndex{}
+	if delta := d.delta(ctx, p, cur); delta != nil {
+		next, compacted, err := cur.patch(ctx, d.store, delta, fetched, reuse...)
+		switch {
+		case err == nil:
+			d.leftover = nil
+			return loaded{next, len(fetched), delta, compacted}, nil
+		case !errors.Is(err, errDeltaUnusable):
+			d.keepLeftover(delta.Documents, fetched)
+			return loaded{}, err
+		}
+		d.log.Warn("snapshot delta not used; reading the whole manifest", "snapshot", p.ID, "base", p.Base, "error", err)
+	}
+	m, err := snapshot.ReadManifest(ctx, d.store, p.ID)
+	if err != nil {
+		return loaded{}, err
+	}
+	if cur != nil {
+		reuse = append(reuse, cur.index())
+	}
+	next, err := loadSnapshot(ctx, d.store, m, fetched, reuse...)
+	if err != nil {
+		d.keepLeftover(m.Documents, fetched)
+		return loaded{}, err
+	}
+	d.leftover = nil
+	return loaded{next, len(fetched), nil, false}, nil
 }
 
 // release collects the garbage of a load and returns the freed memory to the OS at once.
@@ -247,10 +285,11 @@ func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 // GC of a heap that holds no document bytes, twice per new snapshot, none per request.
 func release() { debug.FreeOSMemory() }
 
-// keepLeftover keeps what a failed load of m fetched, with what earlier failed loads
-// fetched that m uses too: bounded by one snapshot however long the failures last.
-func (d *Holder) keepLeftover(m *snapshot.Manifest, fetched docIndex) {
-	for _, e := range m.Documents {
+// keepLeftover keeps what a failed load of entries (a manifest's or a delta's) fetched,
+// with what earlier failed loads fetched that entries use too: bounded by one snapshot
+// however long the failures last.
+func (d *Holder) keepLeftover(entries map[string]snapshot.Entry, fetched docIndex) {
+	for _, e := range entries {
 		h, _ := parseHash(e.Hash) // loadSnapshot failed, maybe because of a bad hash
 		if doc := d.leftover[h]; doc != nil {
 			fetched[h] = doc

@@ -63,6 +63,16 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 			return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
 		}
 	}
+	if err := fetch(ctx, g, missing, a, docs, fetched); err != nil {
+		return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
+	}
+	return newMemSnapshot(m, docs)
+}
+
+// fetch reads the documents of missing from g, at most fetchParallel at a time, each
+// checked against its hash and compressed once into a's memory, and seals a. Every
+// document read goes into docs, and into fetched when it is not nil, also when fetch fails.
+func fetch(ctx context.Context, g snapshot.Getter, missing []snapshot.Entry, a *arena, docs, fetched docIndex) error {
 	got := make([]Document, len(missing))
 	done := make([]bool, len(missing))
 	comp := newCompressors()
@@ -74,7 +84,7 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 			if err != nil {
 				return err
 			}
-			h, _ := parseHash(e.Hash) // checked by checkManifest, and b by ReadDocument
+			h, _ := parseHash(e.Hash) // checked by the caller, and b by ReadDocument
 			got[i], err = comp.document(h, b, a)
 			done[i] = err == nil
 			return err
@@ -92,10 +102,7 @@ func loadSnapshot(ctx context.Context, g snapshot.Getter, m *snapshot.Manifest, 
 			docs[got[i].hash] = &got[i]
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("load snapshot %s: %w", m.ID, err)
-	}
-	return newMemSnapshot(m, docs)
+	return err
 }
 
 // plan sorts the documents of m into those already in memory and those to fetch, each hash

@@ -3,7 +3,8 @@ package docstore
 import (
 	"crypto/sha256"
 	"fmt"
-	"math"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,19 +15,19 @@ import (
 // Snapshot is one snapshot held in memory, never changed after it is built: it is
 // published through an atomic pointer and readers never lock.
 //
-// The indexes hold positions in docs rather than pointers: maps of a hundred thousand
-// pointers would be scanned by every garbage collection, and under load the edge collects
-// several times a second; maps without pointers are not scanned at all.
+// A snapshot loaded from the delta of a change build is made from the one it was built
+// over by copying only what the change touched (patch.go): the two share the pages of
+// their indexes that the change did not touch, and every unchanged document's bytes.
 type Snapshot struct {
 	id          string
 	builtAt     time.Time
-	publishedAt time.Time         // when the pointer to it was written; zero when not loaded from the store
-	idHeader    []string          // the id as a header value, made once rather than per response
-	head        snapshot.Manifest // the manifest without its documents, which the indexes hold
-	docs        []Document        // each distinct document once; the indexes hold positions in it
-	routes      map[string]docPos // route -> document: the course lists and popular
-	courses     idIndex           // course id -> its document
-	classes     idIndex           // class id -> its document
+	publishedAt time.Time            // when the pointer to it was written; zero when not loaded from the store
+	idHeader    []string             // the id as a header value, made once rather than per response
+	head        snapshot.Manifest    // the manifest without its documents, which the indexes hold
+	routes      map[string]*Document // route -> document: the course lists and popular
+	courses     idIndex              // course id -> its document
+	classes     idIndex              // class id -> its document
+	held        holding              // the chunks its documents are in (arena.go)
 }
 
 // ID is the snapshot's id, as the store's pointer names it.
@@ -47,26 +48,14 @@ func (s *Snapshot) Today() string { return s.head.Today }
 // into it: made once per snapshot, it costs a response no allocation.
 func (s *Snapshot) IDHeader() []string { return s.idHeader }
 
-// docPos is one more than the position of a document in its snapshot's docs (see at).
-type docPos uint32
-
 // Route returns the document of a list route (the course lists and popular), or nil.
-func (s *Snapshot) Route(r string) *Document { return s.at(s.routes[r]) }
+func (s *Snapshot) Route(r string) *Document { return s.routes[r] }
 
 // Course returns the document of course id, or nil.
-func (s *Snapshot) Course(id int64) *Document { return s.at(s.courses.get(id)) }
+func (s *Snapshot) Course(id int64) *Document { return s.courses.get(id) }
 
 // Class returns the document of class id, or nil.
-func (s *Snapshot) Class(id int64) *Document { return s.at(s.classes.get(id)) }
-
-// at returns the document a stored position p names. Positions are stored one up, so
-// that the zero docPos, what a map gives for a missing key, names no document.
-func (s *Snapshot) at(p docPos) *Document {
-	if p == 0 {
-		return nil
-	}
-	return &s.docs[p-1]
-}
+func (s *Snapshot) Class(id int64) *Document { return s.classes.get(id) }
 
 // docIndex holds documents by hash: those of a snapshot a load may reuse, or those a load
 // fetched.
@@ -79,58 +68,97 @@ var (
 	classPrefix  = strings.TrimSuffix(snapshot.ClassRoute(1), "1")
 )
 
+// Kinds of route, as routeKind sorts them.
+const (
+	listRoute = iota
+	courseRoute
+	classRoute
+)
+
+// routeKind says which index holds route, and the id it is indexed by.
+func routeKind(route string) (kind int, id int64) {
+	if id, ok := idOf(route, coursePrefix, snapshot.CourseRoute); ok {
+		return courseRoute, id
+	}
+	if id, ok := idOf(route, classPrefix, snapshot.ClassRoute); ok {
+		return classRoute, id
+	}
+	return listRoute, 0
+}
+
+// lookup returns the document of route, or nil.
+func (s *Snapshot) lookup(route string) *Document {
+	switch kind, id := routeKind(route); kind {
+	case courseRoute:
+		return s.courses.get(id)
+	case classRoute:
+		return s.classes.get(id)
+	}
+	return s.routes[route]
+}
+
 // newMemSnapshot indexes the documents of m, which docs holds by hash (each hash of m and
-// no other), copying each into the snapshot once.
+// no other).
 func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*Snapshot, error) {
-	s := &Snapshot{
-		id:       m.ID,
-		builtAt:  m.BuiltAt,
-		idHeader: []string{m.ID}[:1:1],
-		head:     *m,
-		docs:     make([]Document, 0, len(docs)),
-		routes:   map[string]docPos{},
-	}
-	s.head.Documents = nil
-	if len(docs) >= math.MaxUint32 {
-		return nil, fmt.Errorf("index snapshot %s: %d documents are too many", m.ID, len(docs))
-	}
-	at := make(map[[sha256.Size]byte]docPos, len(docs))
-	for h, d := range docs {
-		if d == nil {
-			return nil, fmt.Errorf("index snapshot %s: document %x was not loaded", m.ID, h)
-		}
-		s.docs = append(s.docs, *d)
-		at[h] = docPos(len(s.docs)) // one up: see at
-	}
-	var courses, classes []idPos
+	s := newHead(m)
+	s.routes = map[string]*Document{}
+	s.held = holding{refs: map[*chunk]int32{}}
+	var courses, classes []idDoc
 	for route, e := range m.Documents {
 		h, _ := parseHash(e.Hash) // checked by checkManifest
-		d := at[h]
-		if d == 0 {
+		d := docs[h]
+		if d == nil {
 			return nil, fmt.Errorf("index snapshot %s: document %s of %s was not loaded", m.ID, e.Hash, route)
 		}
-		if id, ok := idOf(route, coursePrefix, snapshot.CourseRoute); ok {
-			courses = append(courses, idPos{id, d})
-		} else if id, ok := idOf(route, classPrefix, snapshot.ClassRoute); ok {
-			classes = append(classes, idPos{id, d})
-		} else {
-			s.routes[route] = d
+		s.held.add(d)
+		switch kind, id := routeKind(route); kind {
+		case courseRoute:
+			courses = append(courses, idDoc{id, d})
+		case classRoute:
+			classes = append(classes, idDoc{id, d})
+		default:
+			c := *d // its own copy: d may be in a page of another snapshot
+			s.routes[route] = &c
 		}
 	}
 	s.courses, s.classes = newIDIndex(courses), newIDIndex(classes)
 	return s, nil
 }
 
+// newHead returns a snapshot of m's id and metadata, without documents.
+func newHead(m *snapshot.Manifest) *Snapshot {
+	s := &Snapshot{id: m.ID, builtAt: m.BuiltAt, idHeader: []string{m.ID}[:1:1], head: *m}
+	s.head.Documents = nil
+	return s
+}
+
 // routeCount is the number of routes of s.
 func (s *Snapshot) routeCount() int { return len(s.routes) + s.courses.n + s.classes.n }
+
+// each calls f for every route of s and its document: the lists in the order of their
+// routes, then the courses and the classes in the order of their ids (sparse ones last).
+func (s *Snapshot) each(f func(route string, d *Document)) {
+	for _, r := range slices.Sorted(maps.Keys(s.routes)) {
+		f(r, s.routes[r])
+	}
+	s.courses.each(func(id int64, d *Document) { f(snapshot.CourseRoute(id), d) })
+	s.classes.each(func(id int64, d *Document) { f(snapshot.ClassRoute(id), d) })
+}
+
+// eachDoc is each without the routes, which cost a string each to make.
+func (s *Snapshot) eachDoc(f func(d *Document)) {
+	for _, d := range s.routes {
+		f(d)
+	}
+	s.courses.each(func(_ int64, d *Document) { f(d) })
+	s.classes.each(func(_ int64, d *Document) { f(d) })
+}
 
 // index returns the documents of s by hash, for a load to reuse. It is built when a load
 // needs it rather than kept, which would cost its size for the snapshot's whole life.
 func (s *Snapshot) index() docIndex {
-	idx := make(docIndex, len(s.docs))
-	for i := range s.docs {
-		idx[s.docs[i].hash] = &s.docs[i]
-	}
+	idx := make(docIndex, s.routeCount())
+	s.eachDoc(func(d *Document) { idx[d.hash] = d })
 	return idx
 }
 
@@ -138,15 +166,9 @@ func (s *Snapshot) index() docIndex {
 func (s *Snapshot) manifest() *snapshot.Manifest {
 	m := s.head
 	m.Documents = make(map[string]snapshot.Entry, s.routeCount())
-	add := func(route string, p docPos) {
-		d := s.at(p)
+	s.each(func(route string, d *Document) {
 		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.Body()))}
-	}
-	for route, d := range s.routes {
-		add(route, d)
-	}
-	s.courses.each(func(id int64, d docPos) { add(snapshot.CourseRoute(id), d) })
-	s.classes.each(func(id int64, d docPos) { add(snapshot.ClassRoute(id), d) })
+	})
 	return &m
 }
 

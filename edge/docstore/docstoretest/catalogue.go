@@ -135,6 +135,7 @@ func (g *Catalogue) Publish(t testing.TB, dir, id string) int64 {
 	for id := 1; id <= len(g.classes); id++ {
 		put(snapshot.ClassRoute(int64(id)), g.ClassBody(id))
 	}
+	m.Counts = snapshot.Counts{Courses: g.courses, Classes: len(g.classes), Documents: len(m.Documents)}
 	st := store.NewLocal(dir)
 	if err := snapshot.WriteManifest(context.Background(), st, &m); err != nil {
 		t.Fatal(err)
@@ -186,4 +187,34 @@ func Gunzip(t testing.TB, b []byte) string {
 		t.Fatalf("gunzip: %v", err)
 	}
 	return string(out)
+}
+
+// ChangeClasses renders the classes ids again, and the lists as every build does, and
+// publishes the result as snapshot id built over base, with its delta, as a change build
+// does: the delta names the classes, the lists and popular.
+func (g *Catalogue) ChangeClasses(t testing.TB, dir string, ids []int, id, base string) {
+	t.Helper()
+	for _, c := range ids {
+		g.classes[c-1]++
+	}
+	g.Publish(t, dir, id)
+	st := store.NewLocal(dir)
+	ctx := context.Background()
+	m, err := snapshot.ReadManifest(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var touched []string
+	for route := range g.lists() {
+		touched = append(touched, route)
+	}
+	for _, c := range ids {
+		touched = append(touched, snapshot.ClassRoute(int64(c)))
+	}
+	if err := snapshot.WriteDelta(ctx, st, snapshot.NewDelta(m, base, touched)); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.WritePointer(ctx, st, snapshot.Pointer{ID: id, PublishedAt: m.BuiltAt, Base: base}); err != nil {
+		t.Fatal(err)
+	}
 }
