@@ -78,8 +78,8 @@ func readmeErrorTable(t *testing.T) map[int]map[string]bool {
 		t.Fatal("README.md has no ### Errors section")
 	}
 	section, _, _ = strings.Cut(section, "\n### ")
-	row := regexp.MustCompile("(?m)^\\| ([0-9]{3}) \\|.*\\| (.*) \\|$")
-	body := regexp.MustCompile("`(\\{[^`]*\\})`")
+	row := regexp.MustCompile(`(?m)^\| ([0-9]{3}) \|.*\| (.*) \|$`)
+	body := regexp.MustCompile(`\x60(\{[^\x60]*\})\x60`) // \x60: a backquote
 	table := map[int]map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
 		status, _ := strconv.Atoi(m[1])
