@@ -122,3 +122,28 @@ func TestAssets(t *testing.T) {
 		}
 	}
 }
+
+// TestPageEscapes checks the page of a base path holding characters that HTML or a URL
+// path would read otherwise: in the page's URLs they are percent-encoded (in upper case,
+// RFC 3986's), and an & is written as &amp;.
+func TestPageEscapes(t *testing.T) {
+	d, err := apidocs.New(`/a"b<c&d e'é`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := serve(d, http.MethodGet, "", false)
+	page := rec.Body.String()
+	for _, want := range []string{
+		`href="/a%22b%3Cc&amp;d%20e%27%C3%A9/docs/swagger-ui.css"`,
+		`src="/a%22b%3Cc&amp;d%20e%27%C3%A9/docs/init.js"`,
+		`data-url="/a%22b%3Cc&amp;d%20e%27%C3%A9/openapi.json"`,
+		`href="/a%22b%3Cc&amp;d%20e%27%C3%A9/openapi.json">/a%22b%3Cc&amp;d%20e%27%C3%A9/openapi.json</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not hold %s:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "{{") {
+		t.Errorf("the page holds a placeholder left unreplaced:\n%s", page)
+	}
+}

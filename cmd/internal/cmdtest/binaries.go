@@ -49,7 +49,7 @@ func build() {
 		// the tests see as a failed command or an edge that did not stop cleanly.
 		args = append(args, "-race")
 	}
-	cmd := exec.Command(goTool(), append(args, builderPkg, edgePkg)...)
+	cmd := exec.Command(GoTool(), append(args, builderPkg, edgePkg)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		built.err = fmt.Errorf("go build: %w\n%s", err, out)
 		return
@@ -57,8 +57,8 @@ func build() {
 	built.builder, built.edge = filepath.Join(dir, "builder"), filepath.Join(dir, "edge")
 }
 
-// goTool returns the go command: the one on PATH, else the one in GOROOT.
-func goTool() string {
+// GoTool returns the go command: the one on PATH, else the one in GOROOT.
+func GoTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
