@@ -13,12 +13,15 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"hash"
 	"html"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,15 +47,27 @@ const (
 	placeholderDocument = "{{.Document}}" // the OpenAPI document's path
 )
 
-// Docs serves the page and its assets, each prepared once: identity and gzip bodies, with
-// a strong ETag for each.
+// Docs serves the page and its assets, with a gzip body and a strong ETag for each. New
+// renders the page only; a file's ETags and gzip body are made on its first request, and
+// its identity body is read from the binary at each: most edges never serve the page, and
+// preparing every file at start (New allocated 9.6 MB, copying Swagger UI's 1.9 MB out of
+// the binary and gzipping it) kept 2.6 MB in the heap and raised the edge's RSS at ready
+// from 89.7-89.9 to 94.8-97.5 MB (the bench dataset, 4 runs each).
 type Docs struct {
 	files map[string]*file // "" is the page; other names are the files under the prefix
 }
 
+// file is one file of the docs.
 type file struct {
 	contentType string
-	body, gz    []byte
+	// content is the identity body: the rendered page, or the embedded file read where it
+	// is in the binary (embed's files read at an offset without a state of their own, so
+	// one serves every request at once).
+	content io.ReaderAt
+	size    int64
+
+	once        sync.Once // makes gz, etag and etagZ, on the first request
+	gz          []byte
 	etag, etagZ string
 }
 
@@ -65,31 +80,38 @@ func New(base string) (*Docs, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Docs{files: map[string]*file{}}
-	if err := d.add("", "text/html; charset=utf-8", page); err != nil {
-		return nil, err
-	}
-	b, err := files.ReadFile("init.js")
-	if err != nil {
-		return nil, err
-	}
-	if err := d.add("init.js", contentType("init.js"), b); err != nil {
-		return nil, err
-	}
+	d := &Docs{files: map[string]*file{"": {contentType: "text/html; charset=utf-8", content: bytes.NewReader(page), size: int64(len(page))}}}
+	names := []string{"init.js"}
 	entries, err := fs.ReadDir(files, "assets")
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
-		b, err := files.ReadFile(path.Join("assets", e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		if err := d.add(e.Name(), contentType(e.Name()), b); err != nil {
+		names = append(names, path.Join("assets", e.Name()))
+	}
+	for _, name := range names {
+		if d.files[path.Base(name)], err = embedded(name); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// embedded returns the file of files at name, without reading it.
+func embedded(name string) (*file, error) {
+	f, err := files.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	ra, ok := f.(io.ReaderAt)
+	if !ok {
+		return nil, fmt.Errorf("embedded %s: not an io.ReaderAt", name)
+	}
+	return &file{contentType: contentType(name), content: ra, size: info.Size()}, nil
 }
 
 // render returns page.html for the docs at prefix and the OpenAPI document at document,
@@ -105,24 +127,21 @@ func render(prefix, document string) ([]byte, error) {
 	return []byte(r.Replace(string(src))), nil
 }
 
-// add prepares one file.
-func (d *Docs) add(name, ctype string, body []byte) error {
+// prepare makes f's ETags and gzip body from one read of its body.
+func (f *file) prepare() {
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // a valid level: no error
-	if _, err := zw.Write(body); err != nil {
-		return fmt.Errorf("compress %s: %w", name, err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("compress %s: %w", name, err)
-	}
-	d.files[name] = &file{contentType: ctype, body: body, gz: gz.Bytes(), etag: etag(body, ""), etagZ: etag(body, "-gzip")}
-	return nil
+	sum := sha256.New()
+	// Memory to memory: neither the reads nor the writes can fail.
+	_, _ = io.Copy(io.MultiWriter(sum, zw), io.NewSectionReader(f.content, 0, f.size))
+	_ = zw.Close()
+	f.gz = gz.Bytes()
+	f.etag, f.etagZ = etag(sum, ""), etag(sum, "-gzip")
 }
 
 // etag is a strong entity tag from the content's hash; the gzip encoding has its own.
-func etag(body []byte, suffix string) string {
-	sum := sha256.Sum256(body)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + suffix + `"`
+func etag(sum hash.Hash, suffix string) string {
+	return `"` + base64.RawURLEncoding.EncodeToString(sum.Sum(nil)[:18]) + suffix + `"`
 }
 
 // contentType is the media type of an asset, from its name.
@@ -153,13 +172,15 @@ func (d *Docs) Serve(w http.ResponseWriter, r *http.Request, name string, gz boo
 	h.Set("Content-Security-Policy", CSP)
 	h.Set("Cache-Control", "no-cache") // always revalidate: the ETag makes that cheap
 	h.Add("Vary", "Accept-Encoding")
-	body, tag := f.body, f.etag
+	f.once.Do(f.prepare)
+	var body io.ReadSeeker = io.NewSectionReader(f.content, 0, f.size)
+	tag := f.etag
 	if gz {
-		body, tag = f.gz, f.etagZ
+		body, tag = bytes.NewReader(f.gz), f.etagZ
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("ETag", tag)
 	// ServeContent answers If-None-Match, HEAD and ranges, and sets Content-Length.
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
+	http.ServeContent(w, r, name, time.Time{}, body)
 	return true
 }

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/trainingco/catalogue/edge/apidocs"
@@ -146,4 +148,121 @@ func TestPageEscapes(t *testing.T) {
 	if strings.Contains(page, "{{") {
 		t.Errorf("the page holds a placeholder left unreplaced:\n%s", page)
 	}
+}
+
+// allocated returns the bytes f allocates in the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// discard is a ResponseWriter that keeps the headers and status and drops the body, so that
+// a measure of what serving allocates does not count a copy of the body.
+type discard struct {
+	header http.Header
+	status int
+}
+
+func (w *discard) Header() http.Header         { return w.header }
+func (w *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (w *discard) WriteHeader(status int)      { w.status = status }
+
+// TestPreparedOnFirstRequest checks that New reads none of the files into memory (most
+// edges never serve the page: the 1.9 MB of Swagger UI and its gzip encoding would sit in
+// every edge's heap) and that a file is prepared once, on its first request: a second
+// request for the gzip bundle compresses nothing again.
+func TestPreparedOnFirstRequest(t *testing.T) {
+	var d *apidocs.Docs
+	if n := allocated(func() {
+		var err error
+		if d, err = apidocs.New("/api/v2"); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 64<<10 {
+		t.Errorf("New allocated %d bytes, want at most 64 KiB: the files are read on their first request", n)
+	}
+	get := func() *discard {
+		w := &discard{header: http.Header{}}
+		d.Serve(w, httptest.NewRequest(http.MethodGet, "/api/v2/docs/swagger-ui-bundle.js", nil), "swagger-ui-bundle.js", true)
+		return w
+	}
+	var first, second *discard
+	prepare := allocated(func() { first = get() })
+	again := allocated(func() { second = get() })
+	if first.status != 200 || second.status != 200 || first.header.Get("ETag") != second.header.Get("ETag") {
+		t.Fatalf("two requests for the gzip bundle: %d %q and %d %q; want 200 with the same ETag",
+			first.status, first.header.Get("ETag"), second.status, second.header.Get("ETag"))
+	}
+	if again > 64<<10 {
+		t.Errorf("the second request for the gzip bundle allocated %d bytes (the first %d), want at most 64 KiB: prepared once", again, prepare)
+	}
+}
+
+// TestConcurrentFirstRequests sends the first requests of a fresh Docs for each of its
+// files at once, in both encodings (with -race, the check that preparing a file on its
+// first request is safe): every answer is the file whole, with the same ETag.
+func TestConcurrentFirstRequests(t *testing.T) {
+	d, err := apidocs.New("/api/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{}
+	for _, name := range []string{"swagger-ui-bundle.js", "swagger-ui.css", "LICENSE"} {
+		if want[name], err = os.ReadFile("assets/" + name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type answer struct {
+		name string
+		gz   bool
+		etag string
+		body []byte
+		err  error
+	}
+	const each = 4
+	answers := make(chan answer, len(want)*2*each)
+	var wg sync.WaitGroup
+	for name := range want {
+		for _, gz := range []bool{false, true} {
+			for range each {
+				wg.Go(func() {
+					rec, _ := serve(d, http.MethodGet, name, gz)
+					a := answer{name: name, gz: gz, etag: rec.Header().Get("ETag"), body: rec.Body.Bytes()}
+					if gz {
+						a.body, a.err = gunzip(rec.Body.Bytes())
+					}
+					answers <- a
+				})
+			}
+		}
+	}
+	wg.Wait()
+	close(answers)
+	type file struct {
+		name string
+		gz   bool
+	}
+	etags := map[file]string{}
+	for a := range answers {
+		if a.err != nil || !bytes.Equal(a.body, want[a.name]) {
+			t.Errorf("%s (gzip %v): %v, %d bytes; want the %d bytes of assets/", a.name, a.gz, a.err, len(a.body), len(want[a.name]))
+		}
+		key := file{a.name, a.gz}
+		if prev, ok := etags[key]; ok && prev != a.etag || a.etag == "" {
+			t.Errorf("%s (gzip %v): ETag %q, another answer had %q", a.name, a.gz, a.etag, prev)
+		}
+		etags[key] = a.etag
+	}
+}
+
+// gunzip returns the content of a gzip stream.
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
