@@ -13,11 +13,17 @@ import "slices"
 // a few pages of 7 KB and the page table (8 bytes per 128 ids), not the index. The pages
 // hold the documents themselves rather than positions in a list of them, so that nothing
 // else has to be copied or renumbered.
+//
+// newIDIndex puts its pages in one array: a page alone is an allocation of 8 KB (the
+// size class above 7 KB), which would add a seventh to the index. A page a change copies
+// is allocated alone, and the array stays as long as any of its pages is used, so once a
+// quarter of the pages are copies (copied) the index is made anew.
 type idIndex struct {
 	pages    []*idPage           // the documents of ids [i*idPageSize, (i+1)*idPageSize); nil: none
 	denseLen int64               // ids below it are in pages, the others in sparse
 	sparse   map[int64]*Document // the ids from denseLen on
 	n        int                 // ids in the index
+	copied   int                 // pages allocated alone, not in newIDIndex's array
 }
 
 // idPageSize is the number of ids a page holds: 7 KB of documents, few enough that a
@@ -52,6 +58,20 @@ func newIDIndex(entries []idDoc) idIndex {
 	}
 	x := idIndex{sparse: map[int64]*Document{}, denseLen: top + 1, n: len(entries)}
 	x.pages = make([]*idPage, pageOf(top)+1)
+	used := make([]bool, len(x.pages)) // the pages that hold an id
+	n := 0
+	for _, e := range entries {
+		if i := pageOf(e.id); e.id <= top && !used[i] {
+			used[i] = true
+			n++
+		}
+	}
+	array := make([]idPage, n)
+	for i := range x.pages {
+		if used[i] {
+			x.pages[i], array = &array[0], array[1:]
+		}
+	}
 	x.set(entries, nil)
 	return x
 }
@@ -94,8 +114,8 @@ func (x *idIndex) each(f func(id int64, d *Document)) {
 // with returns the index x with changes made: each entry's document added or replaced, or
 // its id removed when doc is nil (an id x lacks is ignored). x is not modified: the result
 // shares with x every page the changes do not touch, and the map when they do not touch
-// it. When removals have left the pages holding more than two slots per id, the result is
-// indexed anew.
+// it. When removals have left the pages holding more than two slots per id, or a quarter
+// of its pages are copies (see idIndex), the result is indexed anew.
 func (x *idIndex) with(changes []idDoc) idIndex {
 	if len(changes) == 0 {
 		return *x
@@ -116,7 +136,7 @@ func (x *idIndex) with(changes []idDoc) idIndex {
 	moved, y.sparse = x.splitSparse(changes, y.denseLen)
 	y.set(moved, x)
 	y.set(changes, x)
-	if int64(len(y.pages))*idPageSize > int64(2*y.n+denseSlack)+idPageSize {
+	if int64(len(y.pages))*idPageSize > int64(2*y.n+denseSlack)+idPageSize || y.copied > len(y.pages)/4 {
 		var all []idDoc
 		y.each(func(id int64, d *Document) { all = append(all, idDoc{id, d}) })
 		return newIDIndex(all)
@@ -183,6 +203,7 @@ func (y *idIndex) set(entries []idDoc, shared *idIndex) {
 			p = new(idPage)
 			*p = *shared.pages[i]
 			y.pages[i] = p
+			y.copied++
 		}
 		if p == nil {
 			if e.doc == nil {
@@ -190,6 +211,7 @@ func (y *idIndex) set(entries []idDoc, shared *idIndex) {
 			}
 			p = new(idPage)
 			y.pages[i] = p
+			y.copied++
 		}
 		if e.doc == nil {
 			p[e.id&(idPageSize-1)] = Document{}

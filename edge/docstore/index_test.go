@@ -142,3 +142,53 @@ func checkWith(t *testing.T, name string, x *idIndex, want map[int64]byte) {
 		t.Errorf("%s.n = %d, want %d", name, x.n, len(want))
 	}
 }
+
+// TestIDIndexPagesInOneArray: newIDIndex allocates its pages as one array, not a page
+// apiece (8 KB each for 7 KB of documents); a change allocates only the pages it copies
+// and shares the others, until a quarter of the pages are copies, when the index is made
+// anew in one array.
+func TestIDIndexPagesInOneArray(t *testing.T) {
+	const pages = 100
+	var entries []pos
+	for id := int64(1); id < pages*idPageSize; id++ {
+		entries = append(entries, pos{id, 1})
+	}
+	docs := numbered(entries)
+	if allocs := testing.AllocsPerRun(5, func() { newIDIndex(docs) }); allocs > 8 {
+		t.Errorf("newIDIndex of %d pages: %.0f allocations, want at most 8", pages, allocs)
+	}
+	x := newIDIndex(docs)
+	want := contents(t, "x", &x)
+
+	// A change in each of 10 pages: 10 copies, 90 pages shared.
+	var few []idDoc
+	for i := int64(0); i < 10; i++ {
+		few = append(few, idDoc{i*idPageSize + 5, docNumbered(2)})
+	}
+	y := x.with(few)
+	shared := 0
+	for i := range y.pages {
+		if y.pages[i] == x.pages[i] {
+			shared++
+		}
+	}
+	if y.copied != 10 || shared != pages-10 {
+		t.Errorf("10 pages changed: %d copies and %d pages shared, want 10 and %d", y.copied, shared, pages-10)
+	}
+
+	// 20 pages more: 30 copies in all, more than a quarter: made anew.
+	wantZ := maps.Clone(want)
+	var more []idDoc
+	for i := int64(0); i < 30; i++ {
+		wantZ[i*idPageSize+5] = 2
+		if i >= 10 {
+			more = append(more, idDoc{i*idPageSize + 5, docNumbered(2)})
+		}
+	}
+	z := y.with(more)
+	checkWith(t, "z", &z, wantZ)
+	if z.copied != 0 || z.pages[0] == y.pages[0] || z.pages[50] == x.pages[50] {
+		t.Errorf("30 pages changed: %d copies, want the index made anew (0)", z.copied)
+	}
+	checkWith(t, "x after the changes over it", &x, want)
+}
