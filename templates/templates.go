@@ -66,6 +66,28 @@ var retired = map[string]string{
 	"count.sql": "search.sql returns the total on every page, also past the last",
 }
 
+// embeddedOnly are the templates that the binaries always take from themselves, whatever
+// templates.dir holds, with why: a copy in templates.dir would be silently ignored, so Load
+// refuses it, naming it.
+var embeddedOnly = map[string]string{
+	WALInsertLSN:            "it reads PostgreSQL's WAL position, not the provider's tables",
+	ReplayLSN:               "it reads PostgreSQL's WAL position, not the provider's tables",
+	"builder_lock.sql":      "the builder's lock is PostgreSQL's advisory lock, not the provider's tables",
+	"builder_try_lock.sql":  "the builder's lock is PostgreSQL's advisory lock, not the provider's tables",
+	"builder_lock_held.sql": "the builder's lock is PostgreSQL's advisory lock, not the provider's tables",
+	"builder_unlock.sql":    "the builder's lock is PostgreSQL's advisory lock, not the provider's tables",
+	TokenCreate:             "API tokens live in the catalogue's own table, api_tokens",
+	TokenList:               "API tokens live in the catalogue's own table, api_tokens",
+	TokenRevoke:             "API tokens live in the catalogue's own table, api_tokens",
+	TokenSetLimit:           "API tokens live in the catalogue's own table, api_tokens",
+	SeedOccupied:            "builder seed writes the reference schema only",
+	SeedReset:               "builder seed writes the reference schema only",
+	SeedFKDrop:              "builder seed writes the reference schema only",
+	SeedFKRestore:           "builder seed writes the reference schema only",
+	SeedSequences:           "builder seed writes the reference schema only",
+	SeedAnalyze:             "builder seed writes the reference schema only",
+}
+
 // Set is a loaded set of templates.
 type Set struct {
 	sql map[string]string
@@ -100,6 +122,9 @@ func Load(dir string) (*Set, error) {
 		}
 		if why, ok := retired[f.Name()]; ok {
 			return nil, fmt.Errorf("templates.dir: %s is no longer used: %s; remove it", f.Name(), why)
+		}
+		if why, ok := embeddedOnly[f.Name()]; ok {
+			return nil, fmt.Errorf("templates.dir: %s cannot be replaced: the embedded one is always used (%s); remove it", f.Name(), why)
 		}
 		if _, ok := s.sql[f.Name()]; !ok {
 			return nil, fmt.Errorf("templates.dir: %s is not a known template (known: %s)", f.Name(), strings.Join(s.names(), ", "))

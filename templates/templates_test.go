@@ -18,6 +18,11 @@ func TestLoadDir(t *testing.T) {
 		{"search.sql", ""},
 		{"serach.sql", "templates.dir: serach.sql is not a known template"},
 		{"count.sql", "templates.dir: count.sql is no longer used: search.sql returns the total on every page, also past the last; remove it"},
+		// Always embedded: a copy would be ignored, so it is refused, by name.
+		{"token_create.sql", "templates.dir: token_create.sql cannot be replaced"},
+		{"replay_lsn.sql", "templates.dir: replay_lsn.sql cannot be replaced"},
+		{"builder_lock.sql", "templates.dir: builder_lock.sql cannot be replaced"},
+		{"seed_reset.sql", "templates.dir: seed_reset.sql cannot be replaced"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
