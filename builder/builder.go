@@ -166,7 +166,7 @@ func openStore(ctx context.Context, cfg config.Store) (store.Store, error) {
 
 func newPublisher(cfg config.Config, st store.Store, progress func(publish.Progress), now func() time.Time) *publish.Publisher {
 	return &publish.Publisher{Store: st, Keep: cfg.Builder.Keep, MaxShrink: cfg.Builder.MaxShrink,
-		Grace: cfg.Builder.CollectGrace, Progress: progress, Now: now}
+		Grace: cfg.Builder.CollectGrace, Retention: cfg.Feeds.Retention, Progress: progress, Now: now}
 }
 
 func (o RunOptions) withDefaults() RunOptions {

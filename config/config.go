@@ -30,6 +30,7 @@ type Config struct {
 	Templates Templates `mapstructure:"templates"`
 	Builder   Builder   `mapstructure:"builder"`
 	Edge      Edge      `mapstructure:"edge"`
+	Feeds     Feeds     `mapstructure:"feeds"`
 }
 
 // Database is the provider's primary PostgreSQL, used by migrate, seed and token.
@@ -100,6 +101,9 @@ type Edge struct {
 	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
 	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	// PublicURL is the scheme and host (and any path before base_path) partners reach the
+	// edge at, which the feeds' next URLs start with (D37); empty: taken from each request.
+	PublicURL string `mapstructure:"public_url"`
 	// RedisURL is the Redis the edges share their rate limits through (redis:// or
 	// rediss://); empty: each edge counts in memory. RedisPassword is used when the URL
 	// has none; RedisTimeout bounds each call to Redis, past which the edge counts in memory.
@@ -136,6 +140,17 @@ const maxLeeway = 5 * time.Minute
 // by the edge), plus the replica's lag (5 s allowed for) to reach an edge.
 const MaxTokenRefresh = 20 * time.Second
 
+// Feeds configures the RPDE feeds (D35-D39).
+type Feeds struct {
+	// Retention is how long a deleted course or class stays in the feeds as a tombstone
+	// (D36); at least MinRetention, so that a partner that reads once a day sees it.
+	Retention time.Duration `mapstructure:"retention"`
+	License   string        `mapstructure:"license"` // the URL every feed page names as "license"
+}
+
+// MinRetention is the shortest feeds.retention (D36).
+const MinRetention = 48 * time.Hour
+
 // Default returns the configuration used when nothing else is set.
 func Default() Config {
 	return Config{
@@ -158,6 +173,7 @@ func Default() Config {
 			SearchIndex:   true,
 			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub"},
 		},
+		Feeds: Feeds{Retention: 7 * 24 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
 	}
 }
 
@@ -194,6 +210,7 @@ func defaults() map[string]any {
 		"edge.search_cache":      d.Edge.SearchCache,
 		"edge.search_index":      d.Edge.SearchIndex,
 		"edge.trusted_proxies":   d.Edge.TrustedProxies,
+		"edge.public_url":        d.Edge.PublicURL,
 		"edge.redis_url":         d.Edge.RedisURL,
 		"edge.redis_password":    d.Edge.RedisPassword,
 		"edge.redis_timeout":     d.Edge.RedisTimeout,
@@ -204,6 +221,9 @@ func defaults() map[string]any {
 		"edge.jwt.audience":      d.Edge.JWT.Audience,
 		"edge.jwt.leeway":        d.Edge.JWT.Leeway,
 		"edge.jwt.student_claim": d.Edge.JWT.StudentClaim,
+		// The RPDE feeds (D35-D39).
+		"feeds.retention": d.Feeds.Retention,
+		"feeds.license":   d.Feeds.License,
 	}
 }
 
@@ -221,6 +241,7 @@ func Keys() []string {
 		"edge.redis_url", "edge.redis_password", "edge.redis_timeout",
 		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
 		"edge.jwt.leeway", "edge.jwt.student_claim",
+		"edge.public_url", "feeds.retention", "feeds.license",
 	}
 }
 
@@ -314,6 +335,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Builder.validateFreshness()...)
 	errs = append(errs, c.Edge.validate()...)
+	errs = append(errs, c.Feeds.validate()...)
 	return errors.Join(errs...)
 }
 
@@ -378,7 +400,24 @@ func (e Edge) validate() []error {
 	if e.RedisTimeout <= 0 || e.RedisTimeout > maxRedisTimeout {
 		bad("edge.redis_timeout", "must be between 1ms and 1s: a Redis that hangs costs a request up to this much", e.RedisTimeout)
 	}
+	if e.PublicURL != "" {
+		if u, err := url.Parse(e.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(u.Path, "/") {
+			bad("edge.public_url", "must be an http:// or https:// URL such as https://api.example.com, without a trailing /, query or fragment", fmt.Sprintf("%q", e.PublicURL))
+		}
+	}
 	return append(errs, e.JWT.validate()...)
+}
+
+func (f Feeds) validate() []error {
+	var errs []error
+	if f.Retention < MinRetention {
+		errs = append(errs, fmt.Errorf("feeds.retention: must be at least 48h, so that a partner reading once a day sees every deletion (got %v)", f.Retention))
+	}
+	if u, err := url.Parse(f.License); err != nil || u.Scheme == "" || u.Host == "" {
+		errs = append(errs, fmt.Errorf("feeds.license: must be an absolute URL (got %q)", f.License))
+	}
+	return errs
 }
 
 // maxRedisTimeout bounds edge.redis_timeout: a hung Redis must cost a request a moment, never

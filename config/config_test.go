@@ -33,6 +33,8 @@ func TestLoadDefaults(t *testing.T) {
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
 			SearchCache: 5 * time.Second, SearchIndex: true, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
+		// D36: tombstones kept 168h; D35: the license of every feed page.
+		Feeds: Feeds{Retention: 168 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -131,6 +133,13 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "2s", "edge.redis_timeout: must be between 1ms and 1s"},
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "5ms", ""},
 		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
+		// D36: tombstones kept at least 48 hours.
+		{"CATALOGUE_FEEDS_RETENTION", "47h", "feeds.retention: must be at least 48h"},
+		{"CATALOGUE_FEEDS_RETENTION", "48h", ""},
+		{"CATALOGUE_FEEDS_LICENSE", "cc-by", `feeds.license: must be an absolute URL (got "cc-by")`},
+		{"CATALOGUE_EDGE_PUBLIC_URL", "https://api.example.com", ""},
+		{"CATALOGUE_EDGE_PUBLIC_URL", "https://api.example.com/", "edge.public_url: must be an http:// or https:// URL"},
+		{"CATALOGUE_EDGE_PUBLIC_URL", "api.example.com", "edge.public_url: must be an http:// or https:// URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"="+tt.val, func(t *testing.T) {

@@ -79,6 +79,9 @@ type Publisher struct {
 	// that may still be publishing, and these were published, by this one. Without it, a
 	// builder publishing a change every second would keep an hour of manifests.
 	Own map[string]*snapshot.Manifest
+	// Retention is how long a deleted course or class is announced in the feeds
+	// (feeds.retention, D36); 0 means DefaultRetention.
+	Retention time.Duration
 
 	progressMu sync.Mutex
 }
@@ -121,6 +124,9 @@ type Result struct {
 	// Manifest is the published manifest; a caller may keep it as the base of the next
 	// PublishChanges, and must not modify it.
 	Manifest *snapshot.Manifest
+	// Feed is what the publication announces in the RPDE feeds: the position before it and
+	// the courses and classes it changed.
+	Feed FeedChanges
 }
 
 // Publish stores docs (route -> JSON bytes) as a new snapshot and makes it current. It
@@ -206,6 +212,8 @@ func newManifest(start time.Time, meta Meta, docs map[string]snapshot.Entry) *sn
 // stores them, writes the manifest and the pointer, and collects old snapshots. touched,
 // when not nil, are the only routes that can differ from cur.
 func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapshot.Manifest, todo []object, touched []string) (Result, error) {
+	feed, changes := number(cur, m, touched, start, p.retention())
+	m.Feed = feed
 	recordChanges(m.Build, cur, m, touched)
 	stored, bytes, err := p.upload(ctx, todo)
 	if err != nil {
@@ -216,11 +224,14 @@ func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapsho
 			return Result{}, err
 		}
 	}
+	if err := p.waitClock(ctx, feed.Last); err != nil {
+		return Result{}, fmt.Errorf("write manifest: %w", err)
+	}
 	ptr, err := p.commit(ctx, m)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{SnapshotID: m.ID, Documents: len(m.Documents), ObjectsStored: stored, BytesStored: bytes, Manifest: m}
+	res := Result{SnapshotID: m.ID, Documents: len(m.Documents), ObjectsStored: stored, BytesStored: bytes, Manifest: m, Feed: changes}
 	// The snapshot is published; a failure to collect only delays collection to the next run,
 	// which recomputes what to delete from the manifests it finds.
 	collected, err := p.collect(ctx, ptr, m, cur)

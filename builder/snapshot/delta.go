@@ -34,6 +34,9 @@ type Delta struct {
 	// may be among them); Removed the routes dropped.
 	Documents map[string]Entry `json:"documents"`
 	Removed   []string         `json:"removed"`
+	// Feed is the snapshot's whole Feed: its tombstones are few (deletions of the last
+	// feeds.retention), and every change may add or drop some.
+	Feed *Feed `json:"feed,omitempty"`
 }
 
 // NewDelta returns the delta of m over its base for the routes touched: those it rendered
@@ -42,6 +45,7 @@ func NewDelta(m *Manifest, base string, touched []string) *Delta {
 	d := &Delta{
 		ID: m.ID, Base: base, BuiltAt: m.BuiltAt, Today: m.Today, Timezone: m.Timezone,
 		Counts: m.Counts, Build: m.Build, Documents: map[string]Entry{}, Removed: []string{},
+		Feed: m.Feed,
 	}
 	for _, r := range touched {
 		if e, ok := m.Documents[r]; ok {
@@ -61,7 +65,7 @@ func (d *Delta) Apply(base *Manifest) (*Manifest, error) {
 	}
 	m := &Manifest{
 		ID: d.ID, BuiltAt: d.BuiltAt, Today: d.Today, Timezone: d.Timezone, Counts: d.Counts,
-		Build: d.Build, Documents: maps.Clone(base.Documents),
+		Build: d.Build, Documents: maps.Clone(base.Documents), Feed: d.Feed,
 	}
 	for _, r := range d.Removed {
 		delete(m.Documents, r)

@@ -52,7 +52,7 @@ func CoursesRoute(types []string) string {
 }
 
 // CourseRoute names the document of one course.
-func CourseRoute(id int64) string { return "/public/course/" + strconv.FormatInt(id, 10) }
+func CourseRoute(id int64) string { return coursePrefix + strconv.FormatInt(id, 10) }
 
 // ClassRoute names the document of one class.
 func ClassRoute(id int64) string { return classPrefix + strconv.FormatInt(id, 10) }
@@ -66,6 +66,10 @@ func IsClassRoute(route string) bool { return strings.HasPrefix(route, classPref
 type Entry struct {
 	Hash string `json:"sha256"` // hex SHA-256 of the document's bytes; also names its object
 	Size int64  `json:"size"`
+	// Modified is the change number of a course or class document (Feed): given when its
+	// content changed, kept while it does not. 0 on other routes and in manifests written
+	// before the feeds.
+	Modified int64 `json:"modified,omitempty"`
 }
 
 // Counts summarises a snapshot; the publish guard compares them between builds.
@@ -84,6 +88,7 @@ type Manifest struct {
 	Counts    Counts           `json:"counts"`
 	Build     *Build           `json:"build,omitempty"` // nil in manifests written before builds were recorded
 	Documents map[string]Entry `json:"documents"`       // route -> entry
+	Feed      *Feed            `json:"feed,omitempty"`  // nil in manifests written before the feeds
 }
 
 // Triggers of a build (Build.Trigger).

@@ -1,0 +1,153 @@
+package publish
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+)
+
+// DefaultRetention is Publisher.Retention's default, feeds.retention's (D36).
+const DefaultRetention = 7 * 24 * time.Hour
+
+// FeedChanges is what a publication announces in the RPDE feeds: builder serve hands it to
+// the webhooks (D41).
+type FeedChanges struct {
+	// After is the feeds' position before the publication: every change number it gave
+	// out is greater, so ?afterChangeNumber=After reads exactly its changes (and any later).
+	After int64
+	// Courses and Classes are the ids, ascending, of the courses and classes whose single
+	// read the publication changed: updated, new, or no longer served.
+	Courses, Classes []int64
+}
+
+// Empty reports whether the publication changed no course or class document.
+func (f FeedChanges) Empty() bool { return len(f.Courses) == 0 && len(f.Classes) == 0 }
+
+// numbering gives out change numbers: each greater than every number given out before it,
+// in this store (the high-water mark, Feed.Last) and, through the clock, in any store this
+// catalogue was published to before (D39). A number is at least the wall clock in
+// microseconds when it is given out; waitClock then holds the publication until the clock
+// has passed the last one, so that a store rebuilt from empty, whose numbers start again
+// from the clock, starts above every number ever published.
+type numbering struct {
+	last int64
+}
+
+func newNumbering(prev *snapshot.Feed, now time.Time) *numbering {
+	n := &numbering{last: now.UnixMicro()}
+	if prev != nil {
+		n.last = max(n.last, prev.Last)
+	}
+	return n
+}
+
+func (n *numbering) next() int64 {
+	n.last++
+	return n.last
+}
+
+// number gives the course and class documents of m their change numbers against cur, the
+// snapshot before (nil when none): a document keeps its number while its content is the
+// same and gets a new one when it changes or appears; a document of cur that m does not
+// have becomes a tombstone with a number of its own. Only the routes of touched can differ
+// from cur when touched is not nil. Tombstones older than retention are dropped. Numbers are
+// given in route order, so a build's are deterministic.
+func number(cur, m *snapshot.Manifest, touched []string, start time.Time, retention time.Duration) (*snapshot.Feed, FeedChanges) {
+	var prev map[string]snapshot.Entry
+	var prevFeed *snapshot.Feed
+	if cur != nil {
+		prev, prevFeed = cur.Documents, cur.Feed
+	}
+	if touched == nil || prevFeed == nil { // a full build, or numbers never given: look at every route
+		touched = slices.AppendSeq(slices.Collect(maps.Keys(m.Documents)), maps.Keys(prev))
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	nb := newNumbering(prevFeed, time.Now()) // the real clock, whatever Publisher.Now says
+	ch := FeedChanges{}
+	if prevFeed != nil {
+		ch.After = prevFeed.Last
+	}
+	var dead []snapshot.Tombstone
+	back := map[string]bool{} // routes served again, whose old tombstones go
+	for _, r := range touched {
+		kind, id, ok := snapshot.FeedRoute(r)
+		if !ok {
+			continue
+		}
+		old, before := prev[r]
+		e, now := m.Documents[r]
+		switch {
+		case now && before && old.Hash == e.Hash && old.Modified != 0:
+			e.Modified = old.Modified
+			m.Documents[r] = e
+			continue
+		case now:
+			e.Modified = nb.next()
+			m.Documents[r] = e
+			back[r] = true
+		case before:
+			dead = append(dead, snapshot.Tombstone{Route: r, Modified: nb.next(), At: start.UTC()})
+		default:
+			continue
+		}
+		if kind == snapshot.KindCourse {
+			ch.Courses = append(ch.Courses, id)
+		} else {
+			ch.Classes = append(ch.Classes, id)
+		}
+	}
+	slices.Sort(ch.Courses)
+	slices.Sort(ch.Classes)
+	feed := &snapshot.Feed{Last: nb.last, Tombstones: keptTombstones(prevFeed, back, start.Add(-retention))}
+	feed.Tombstones = append(feed.Tombstones, dead...)
+	if len(ch.Courses)+len(ch.Classes) == 0 && prevFeed != nil {
+		feed.Last = prevFeed.Last // nothing given out: the clock alone does not move the mark
+	}
+	return feed, ch
+}
+
+// keptTombstones are prev's tombstones still announced: not older than since, and of
+// routes not served again.
+func keptTombstones(prev *snapshot.Feed, back map[string]bool, since time.Time) []snapshot.Tombstone {
+	kept := []snapshot.Tombstone{}
+	if prev == nil {
+		return kept
+	}
+	for _, t := range prev.Tombstones {
+		if !back[t.Route] && !t.At.Before(since) {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// waitClock waits until the wall clock in microseconds has reached last, the greatest change
+// number of the snapshot about to be published (see numbering). It waits only when a build
+// gave out more numbers than microseconds have passed since it started: 100,000 changes
+// wait at most a tenth of a second.
+func (p *Publisher) waitClock(ctx context.Context, last int64) error {
+	if last > snapshot.MaxChangeNumber {
+		return fmt.Errorf("change number %d is past 2^53-1", last)
+	}
+	for {
+		ahead := last - time.Now().UnixMicro()
+		if ahead <= 0 {
+			return nil
+		}
+		t := time.NewTimer(time.Duration(ahead) * time.Microsecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (p *Publisher) retention() time.Duration { return cmp.Or(p.Retention, DefaultRetention) }
