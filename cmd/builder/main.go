@@ -1,5 +1,5 @@
 // Command builder builds the public catalogue and publishes it as snapshots, and holds the
-// admin commands around it: migrate, seed, run, serve, status, rollback and token.
+// admin commands around it: migrate, doctor, seed, run, serve, status, rollback and token.
 // Run "builder help" for the list.
 package main
 
@@ -52,6 +52,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"migrate", "", "create the reference schema; running it again changes nothing", cmdMigrate},
+		{"doctor", "[--json]", "check the database as mapped, its indexes and triggers, the replica, the store, Redis; exit 1 on any ✗", cmdDoctor},
 		{"seed", "--courses N --classes N --registrations N --seed S [--reset]", "fill the reference schema with sample data", cmdSeed},
 		{"run", "[--force]", "build and publish one snapshot, then exit", cmdRun},
 		{"serve", "", "build at start, on builder.schedule and after every committed change until SIGTERM", cmdServe},

@@ -1,0 +1,194 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/config"
+)
+
+// data is a small catalogue and one API token. With LargeTable at 100, a sequential scan of
+// classes (200 rows) or registrations (400) is flagged; courses is read whole by the search
+// (the name filter) and 2 rows long.
+const data = `
+INSERT INTO locations (id, name, city, state, zip, country) VALUES (1, 'Main', 'Springfield', 'IL', '62701', 'US');
+INSERT INTO rooms (id, location_id, name) VALUES (10, 1, 'Room A');
+INSERT INTO courses (id, name, type, description, is_public) VALUES
+  (1, 'Go', 'Online', NULL, TRUE), (2, 'SQL', 'Brick and Mortar', '<p>x</p>', TRUE);
+INSERT INTO classes (id, course_id, room_id, start_date, end_date, schedule, cost, seat_limit, down_payment, is_public)
+SELECT i, 1 + i % 2, 10, DATE '2027-01-01' + i, DATE '2027-01-02' + i, NULL, 100, 10, NULL, TRUE
+FROM generate_series(1, 200) AS i;
+INSERT INTO registrations (id, class_id, student_id) SELECT i, 1 + i % 200, i FROM generate_series(1, 400) AS i;
+INSERT INTO api_tokens (name, token_hash) VALUES ('site', '\x00');
+ANALYZE;
+`
+
+// healthy returns the options of an installation where every check passes: the reference
+// schema with data and a token, a replica that is the streaming standby, a local store.
+func healthy(t *testing.T) Options {
+	t.Helper()
+	primary, standby := buildertest.NewReplicatedDatabase(t)
+	buildertest.Exec(t, primary, data)
+	return Options{
+		PrimaryURL: primary, ReplicaURL: standby,
+		Store:    store.Options(buildertest.NewLocalStore(t)),
+		Timezone: "America/Chicago", Listen: true, LargeTable: 100,
+	}
+}
+
+func run(t *testing.T, o Options) Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return Run(ctx, o)
+}
+
+func TestHealthy(t *testing.T) {
+	o := healthy(t)
+	o.Store = store.Options(buildertest.NewS3Store(t))
+	o.RedisURL = os.Getenv("CATALOGUE_TEST_REDIS_URL")
+	r := run(t, o)
+	var out bytes.Buffer
+	if err := r.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK || strings.Contains(out.String(), "✗") {
+		t.Errorf("a healthy installation fails:\n%s", out.String())
+	}
+	for _, name := range []string{"primary database", "replica lag", "store writable", "store pointer", "time zone",
+		"columns of classes", "course types", "triggers on registrations", "API tokens"} {
+		if find(r, name) == nil {
+			t.Errorf("no check %q in:\n%s", name, out.String())
+		}
+	}
+	if o.RedisURL != "" && find(r, "redis") == nil {
+		t.Errorf("edge.redis_url set, but no redis check:\n%s", out.String())
+	}
+}
+
+// TestFinds breaks one thing at a time in a healthy installation: the check that must
+// find it fails, says what it found and what to do, and the report is not OK.
+func TestFinds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		sql    string                     // run on the primary
+		change func(*testing.T, *Options) // or a change of the options
+		check  string                     // the check that fails
+		detail string                     // in its detail
+		also   string                     // the start of the names of other checks that may fail with it
+	}{
+		{"a missing mapped column", `ALTER TABLE classes DROP COLUMN schedule`, nil,
+			"columns of classes", "missing schedule", "indexes"},
+		{"a wrong type", `ALTER TABLE registrations ALTER COLUMN test_date TYPE timestamp`, nil,
+			"columns of registrations", "test_date is timestamp without time zone, not a date", "indexes"},
+		{"an id that is not an integer", `ALTER TABLE registrations ALTER COLUMN student_id TYPE text`, nil,
+			"columns of registrations", "student_id is text, not an integer", "indexes"},
+		{"a type outside the three", `ALTER TABLE courses DROP CONSTRAINT courses_type_check; UPDATE courses SET type = 'Webinar' WHERE id = 2`, nil,
+			"course types", `"Webinar" (1 courses)`, ""},
+		{"a missing index (sequential scan)", `DROP INDEX registrations_student_idx, registrations_class_idx`, nil,
+			"indexes for a signed-in student's class read (student.sql)", "sequential scan of registrations (400 rows)", "indexes for"},
+		{"a missing trigger", `DROP TRIGGER catalogue_notify_update ON rooms`, nil,
+			"triggers on rooms", "missing or disabled: catalogue_notify_update", ""},
+		{"a disabled trigger", `ALTER TABLE classes DISABLE TRIGGER classes_search_changed`, nil,
+			"triggers on classes", "missing or disabled: classes_search_changed", ""},
+		{"no token", `UPDATE api_tokens SET revoked_at = now()`, nil,
+			"API tokens", "no active API token", ""},
+		{"an unreachable replica", "", func(t *testing.T, o *Options) { o.ReplicaURL = closedPort(t) },
+			"replica database", "cannot connect", ""},
+		{"an unwritable local store", "", func(t *testing.T, o *Options) { o.Store = store.Options(unwritableFolder(t)) },
+			"store writable", "create", ""},
+		{"an unwritable S3 store", "", func(t *testing.T, o *Options) {
+			o.Store = store.Options(buildertest.NewS3Store(t))
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+		},
+			"store writable", "create", "store pointer"},
+		{"an unreachable Redis", "", func(t *testing.T, o *Options) { o.RedisURL = "redis://127.0.0.1:1/0" },
+			"redis", "connection refused", ""},
+		{"an unknown time zone", "", func(t *testing.T, o *Options) { o.Timezone = "Mars/Olympus" },
+			"time zone", `"Mars/Olympus"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(c.name, "S3") { // t.Setenv is not for parallel tests
+				t.Parallel()
+			}
+			o := healthy(t)
+			if c.sql != "" {
+				buildertest.Exec(t, o.PrimaryURL, c.sql)
+			}
+			if c.change != nil {
+				c.change(t, &o)
+			}
+			r := run(t, o)
+			var out bytes.Buffer
+			_ = r.WriteText(&out)
+			got := find(r, c.check)
+			switch {
+			case r.OK:
+				t.Errorf("report OK:\n%s", out.String())
+			case got == nil:
+				t.Errorf("no check %q:\n%s", c.check, out.String())
+			case got.OK || !strings.Contains(got.Detail, c.detail) || got.Fix == "":
+				t.Errorf("check %q = %+v, want failed with %q in its detail and a fix:\n%s", c.check, *got, c.detail, out.String())
+			}
+			for _, o := range r.Checks {
+				if !o.OK && o.Name != c.check && (c.also == "" || !strings.HasPrefix(o.Name, c.also)) {
+					t.Errorf("check %q failed too:\n%s", o.Name, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestJSON(t *testing.T) {
+	r := Report{Checks: []Check{{Name: "a", OK: true, Detail: "fine"}, {Name: "b", Detail: "broken", Fix: "mend"}}}
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"ok":false,"checks":[{"name":"a","ok":true,"detail":"fine"},{"name":"b","ok":false,"detail":"broken","fix":"mend"}]}`
+	var w map[string]any
+	_ = json.Unmarshal([]byte(want), &w)
+	if b1, b2 := mustJSON(got), mustJSON(w); b1 != b2 {
+		t.Errorf("JSON %s, want %s", b1, b2)
+	}
+}
+
+func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func find(r Report, name string) *Check {
+	for i := range r.Checks {
+		if r.Checks[i].Name == name {
+			return &r.Checks[i]
+		}
+	}
+	return nil
+}
+
+// closedPort returns a PostgreSQL URL on a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	return "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"
+}
+
+// unwritableFolder is a local store whose folder cannot be created: its parent is a file
+// (root ignores permissions, not that).
+func unwritableFolder(t *testing.T) config.Store {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return config.Store{URL: "file://" + f + "/catalogue"}
+}

@@ -1,0 +1,73 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// checkReplica checks that the replica answers and replays the primary's log within
+// o.ReplicaLag: it reads the primary's position, then waits for the replica to pass it.
+func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
+	if o.ReplicaURL == "" || o.ReplicaURL == o.PrimaryURL {
+		return Check{Name: "replica database", OK: true, Detail: "replica.url is not set: the builder and the edge read the primary"}
+	}
+	conn, c := connect(ctx, "replica", o.ReplicaURL, "replica.url")
+	if conn == nil {
+		return c
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	tpl := templates.MustDefault() // replay_lsn.sql is always embedded
+	c = Check{Name: "replica lag"}
+	// The flush position, not the insert position (wal_insert_lsn.sql): a record inserted
+	// but not yet flushed (hint bits, under synchronous_commit = off) reaches the replica
+	// only with the next flush, seconds later on an idle primary, which is not lag.
+	var s string
+	if err := primary.QueryRow(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&s); err != nil {
+		c.Detail = "cannot read the primary's WAL position: " + err.Error()
+		return c
+	}
+	lsn, err := changes.ParseLSN(s)
+	if err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	began := time.Now()
+	deadline := began.Add(o.ReplicaLag)
+	for {
+		var replayed *string
+		if err := conn.QueryRow(ctx, tpl.SQL(templates.ReplayLSN)).Scan(&replayed); err != nil {
+			c.Detail = "cannot read the replica's replay position: " + err.Error()
+			return c
+		}
+		if replayed == nil {
+			c.OK, c.Detail = true, "replica.url is not a standby (it replays nothing): it is read as it is"
+			return c
+		}
+		r, err := changes.ParseLSN(*replayed)
+		if err != nil {
+			c.Detail = err.Error()
+			return c
+		}
+		if r >= lsn.RecordEnd() {
+			c.OK, c.Detail = true, fmt.Sprintf("replayed the primary's position within %v", time.Since(began).Round(time.Millisecond))
+			return c
+		}
+		if time.Now().After(deadline) {
+			c.Detail = fmt.Sprintf("the replica has not replayed the primary's position %s within %v (it is at %s)", lsn, o.ReplicaLag, r)
+			c.Fix = "check the replication (pg_stat_replication on the primary); builds wait up to builder.replica_wait for it"
+			return c
+		}
+		select {
+		case <-ctx.Done():
+			c.Detail = ctx.Err().Error()
+			return c
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// kind is a family of PostgreSQL types the contract accepts for a column.
+type kind struct {
+	name  string
+	types []string // format_type names
+	fix   string   // how to map another type into it
+}
+
+var (
+	integer = kind{"an integer", []string{"smallint", "integer", "bigint"},
+		"cast it in the mapping (col::bigint); a numeric price in whole units: round(col)::integer"}
+	date = kind{"a date", []string{"date"},
+		"a timestamp is not a date: map it as (col AT TIME ZONE 'the provider''s zone')::date"}
+	text = kind{"text", []string{"text", "character varying", "character"}, "cast it in the mapping (col::text)"}
+	flag = kind{"a boolean", []string{"boolean"},
+		"map it as a condition, such as (status = 'published' AND deleted_at IS NULL)"}
+)
+
+// column is one column the catalogue reads from a mapped name.
+type column struct {
+	name string
+	kind kind
+}
+
+// relation is a name the catalogue's queries read, with the columns they need.
+type relation struct {
+	name    string
+	columns []column
+}
+
+// contract is what the catalogue's queries read from the provider's database.
+var contract = []relation{
+	{"courses", []column{{"id", integer}, {"name", text}, {"type", text}, {"description", text}, {"is_public", flag}}},
+	{"classes", []column{{"id", integer}, {"course_id", integer}, {"room_id", integer}, {"start_date", date},
+		{"end_date", date}, {"schedule", text}, {"cost", integer}, {"seat_limit", integer},
+		{"down_payment", integer}, {"is_public", flag}}},
+	{"rooms", []column{{"id", integer}, {"location_id", integer}, {"name", text}}},
+	{"locations", []column{{"id", integer}, {"name", text}, {"city", text}, {"state", text}, {"zip", text}, {"country", text}}},
+	{"registrations", []column{{"id", integer}, {"class_id", integer}, {"student_id", integer}, {"test_date", date}}},
+}
+
+// courseTypes are the values of courses.type the contract knows.
+var courseTypes = []string{"Online", "Brick and Mortar", "Blended"}
+
+// checkColumns checks, for each mapped name, that it exists with every column the queries
+// read, each of a type the contract can carry.
+func checkColumns(ctx context.Context, conn *pgx.Conn) []Check {
+	var cs []Check
+	for _, rel := range contract {
+		cs = append(cs, checkRelation(ctx, conn, rel))
+	}
+	return cs
+}
+
+func checkRelation(ctx context.Context, conn *pgx.Conn, rel relation) Check {
+	c := Check{Name: "columns of " + rel.name}
+	rows, err := conn.Query(ctx, `
+SELECT a.attname, format_type(a.atttypid, NULL)
+FROM pg_attribute a
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel.name)
+	if err != nil {
+		c.Detail = "cannot read: " + err.Error()
+		return c
+	}
+	types := map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			c.Detail = "cannot read: " + err.Error()
+			return c
+		}
+		types[name] = typ
+	}
+	if err := rows.Err(); err != nil {
+		c.Detail = "cannot read: " + err.Error()
+		return c
+	}
+	if len(types) == 0 {
+		c.Detail = rel.name + " does not exist"
+		c.Fix = "create it in the mapping (builder migrate applies it), or run builder migrate"
+		return c
+	}
+	var missing, wrong, fixes []string
+	for _, col := range rel.columns {
+		typ, ok := types[col.name]
+		switch {
+		case !ok:
+			missing = append(missing, col.name)
+		case !slices.Contains(col.kind.types, typ):
+			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", col.name, typ, col.kind.name))
+			fixes = append(fixes, col.name+": "+col.kind.fix)
+		}
+	}
+	if len(missing) > 0 {
+		wrong = append([]string{"missing " + strings.Join(missing, ", ")}, wrong...)
+		fixes = append([]string{"add " + strings.Join(missing, ", ") + " to " + rel.name + " in the mapping"}, fixes...)
+	}
+	if len(wrong) > 0 {
+		c.Detail, c.Fix = strings.Join(wrong, "; "), strings.Join(fixes, "; ")
+		return c
+	}
+	c.OK, c.Detail = true, fmt.Sprintf("%d columns as the contract needs them", len(rel.columns))
+	return c
+}
+
+// checkTypeValues checks that every course's type is one the contract knows.
+func checkTypeValues(ctx context.Context, conn *pgx.Conn) Check {
+	c := Check{Name: "course types"}
+	rows, err := conn.Query(ctx, `
+SELECT COALESCE(type::text, 'NULL'), count(*)
+FROM courses
+WHERE type IS NULL OR type::text <> ALL($1::text[])
+GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`, courseTypes)
+	if err != nil {
+		c.Detail = "cannot read courses.type: " + err.Error()
+		c.Fix = "map courses with a type column (see columns of courses)"
+		return c
+	}
+	var bad []string
+	for rows.Next() {
+		var v string
+		var n int64
+		if err := rows.Scan(&v, &n); err != nil {
+			c.Detail = err.Error()
+			return c
+		}
+		bad = append(bad, fmt.Sprintf("%q (%d courses)", v, n))
+	}
+	if err := rows.Err(); err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	if len(bad) > 0 {
+		c.Detail = "values outside " + strings.Join(courseTypes, ", ") + ": " + strings.Join(bad, ", ")
+		c.Fix = "map each of the provider's values to one of the three in the mapping (a CASE on the column)"
+		return c
+	}
+	c.OK, c.Detail = true, "every value is "+strings.Join(courseTypes, ", ")+" or none"
+	return c
+}
+
+// checkTokens checks that at least one API token can call the edge.
+func checkTokens(ctx context.Context, conn *pgx.Conn) Check {
+	c := Check{Name: "API tokens"}
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL`).Scan(&n); err != nil {
+		c.Detail = "cannot read api_tokens: " + err.Error()
+		c.Fix = "run builder migrate, which creates api_tokens"
+		return c
+	}
+	if n == 0 {
+		c.Detail = "no active API token: the edge will refuse every request"
+		c.Fix = `builder token create --name "the application's name"`
+		return c
+	}
+	c.OK, c.Detail = true, fmt.Sprintf("%d active", n)
+	return c
+}

@@ -1,0 +1,70 @@
+package doctor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/store"
+)
+
+// probePrefix is where the store check writes its probe object; the edge never reads there.
+const probePrefix = "doctor/"
+
+// checkStore checks that the builder can write the store (a probe object written, read back
+// and deleted) and that the edge can read its pointer to the current snapshot.
+func checkStore(ctx context.Context, o store.Options) []Check {
+	w := Check{Name: "store writable"}
+	st, err := store.Open(ctx, o)
+	if err != nil {
+		w.Detail = err.Error()
+		w.Fix = "set store.url (and store.endpoint, store.region for S3)"
+		return []Check{w}
+	}
+	w.Detail = st.String()
+	if err := probe(ctx, st); err != nil {
+		w.Detail += ": " + err.Error()
+		w.Fix = "give the builder's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, or the folder's owner) the right to create, write and delete objects there"
+	} else {
+		w.OK, w.Detail = true, st.String()+": an object written, read back and deleted"
+	}
+	p := Check{Name: "store pointer"}
+	ptr, err := snapshot.ReadPointer(ctx, st)
+	switch {
+	case errors.Is(err, snapshot.ErrNoSnapshot):
+		p.OK, p.Detail = true, snapshot.PointerKey+" not there yet: nothing published (builder run publishes)"
+	case err != nil:
+		p.Detail = err.Error()
+		p.Fix = "let the edge's credentials read " + snapshot.PointerKey + "; if it is malformed, builder rollback rewrites it"
+	default:
+		p.OK, p.Detail = true, fmt.Sprintf("%s names snapshot %s", snapshot.PointerKey, ptr.ID)
+	}
+	return []Check{w, p}
+}
+
+// probe writes a random object, reads it back and deletes it.
+func probe(ctx context.Context, st store.Store) error {
+	if err := st.Ensure(ctx); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	key, body := probePrefix+hex.EncodeToString(b), []byte("builder doctor "+hex.EncodeToString(b))
+	if err := st.Put(ctx, key, body); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	got, err := st.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	if string(got) != string(body) {
+		return fmt.Errorf("read back %d bytes that differ from those written", len(got))
+	}
+	if err := st.Delete(ctx, key); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	return nil
+}
