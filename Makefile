@@ -1,8 +1,9 @@
 # Entry points for developers and CI. `make test` is what CI runs (.ci/run); it needs only Go:
-# PostgreSQL, MinIO, Redis, staticcheck, Node.js with its npm tools and Chromium are installed on first use.
+# PostgreSQL, MinIO, Redis, staticcheck, Node.js with its npm tools, Chromium, Docker's engine and
+# systemd's tools are installed on first use.
 #
 #   make test        gofmt, go mod tidy -diff, go vet, staticcheck, go build, the OpenAPI tools,
-#                    then the tests against real services
+#                    the systemd units, then the tests against real services
 #   make build       the binaries, into ./bin
 #   make image       the container image catalogue:latest and catalogue:VERSION (Docker)
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
@@ -21,9 +22,9 @@ STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
 TEST_FLAGS ?= -race -count=1 -timeout 14m
 SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
-.PHONY: test fmt tidy vet staticcheck compile openapi test-go build image demo bench soak soak-cluster services services-stop clean
+.PHONY: test fmt tidy vet staticcheck compile openapi units test-go build image demo bench soak soak-cluster services services-stop clean
 
-test: fmt tidy vet staticcheck compile openapi test-go
+test: fmt tidy vet staticcheck compile openapi units test-go
 
 # fmt fails, listing them, when files are not gofmt-formatted.
 fmt:
@@ -57,6 +58,11 @@ compile:
 # and the npm packages (into bin/node) are installed on first use.
 openapi:
 	scripts/openapi.sh check
+
+# The systemd units of config/systemd (builder serve, edge): systemd-analyze verify, any
+# warning failing; systemd's tools are installed (apt) on first use.
+units:
+	scripts/systemd-verify.sh
 
 # The tests run against a PostgreSQL and a MinIO of their own, started and stopped by
 # scripts/test.sh; a service that does not start fails the target.
