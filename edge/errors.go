@@ -62,6 +62,9 @@ func failCause(kind, cause error, format string, args ...any) error {
 	return &clientError{kind: kind, msg: fmt.Sprintf(format, args...), cause: cause}
 }
 
+// hdrNoStore is the Cache-Control of every error and of the probes' answers.
+var hdrNoStore = header("no-store")
+
 // handleError is Echo's HTTPErrorHandler: every error body is {"message": ...} as JSON (D24).
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
@@ -81,12 +84,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
 		status, msg = http.StatusMethodNotAllowed, "Method Not Allowed."
 	}
+	h := c.Response().Header()
 	if status == http.StatusMethodNotAllowed {
-		c.Response().Header().Set("Allow", "GET, HEAD")
+		h.Set("Allow", "GET, HEAD")
 	}
+	// No cache may keep an error (D45): a CDN would answer a 404 or a 503 for its default
+	// lifetime after the cause is gone.
+	h["Cache-Control"] = hdrNoStore
 	if status >= 500 && !errors.Is(err, search.ErrBadDate) {
 		s.log.Error("request failed", "status", status, "method", c.Request().Method,
-			"path", telemetry.LoggedPath(c.Request().URL.Path), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+			"path", telemetry.LoggedPath(c.Request().URL.Path), "request_id", h.Get(echo.HeaderXRequestID), "error", err)
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)

@@ -157,6 +157,7 @@ type apiCall struct {
 func TestOpenAPI(t *testing.T) {
 	env := newAPIEnv(t)
 	doc, router := loadServedDocument(t, env.servers[srvOK])
+	requireCacheControl(t, doc)
 
 	// One request to use up the limited server's allowance, so that every call to it is 429.
 	if got := env.send(t, apiCall{server: srvLimited, target: "/api/v2/public/popular", auth: "token"}); got.Code != 200 {
@@ -281,6 +282,23 @@ func TestOpenAPI(t *testing.T) {
 	rec := env.send(t, apiCall{target: "/api/v2/public/nope", auth: "token"})
 	if err := doc.Components.Schemas["Error"].Value.VisitJSON(decodeJSON(t, rec.Body.Bytes()), openapi3.EnableJSONSchema2020()); rec.Code != 404 || err != nil {
 		t.Errorf("GET /api/v2/public/nope: status %d, body %s: want 404 with an Error body (%v)", rec.Code, rec.Body, err)
+	}
+}
+
+// requireCacheControl checks that every response the document describes declares a required
+// Cache-Control (D45): a cache, or a generated client, then knows what it may keep, and
+// validate checks each value against its schema.
+func requireCacheControl(t *testing.T, doc *openapi3.T) {
+	t.Helper()
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status, resp := range op.Responses.Map() {
+				h := resp.Value.Headers["Cache-Control"]
+				if h == nil || h.Value == nil || !h.Value.Required {
+					t.Errorf("%s %s %s: no required Cache-Control header", method, path, status)
+				}
+			}
+		}
 	}
 }
 

@@ -32,7 +32,7 @@ func (s *Server) handleSearch(c echo.Context) error {
 	if err != nil {
 		return failCause(ErrUnavailable, err, "The class search is temporarily unavailable. Please try again shortly.")
 	}
-	return writeSearch(c, res)
+	return writeSearch(c, res, s.searchCacheControl)
 }
 
 // hasParam reports whether the matched route has the path parameter name.
@@ -47,14 +47,15 @@ func hasParam(c echo.Context, name string) bool {
 
 // writeSearch sends a 200 JSON body computed live: gzip-compressed when the client accepts
 // it, with Vary: Accept-Encoding and the Content-Length of what is sent (D25), and headers
-// only for HEAD. Nothing is cached downstream by accident: the body depends on "today" and
-// on the database, so it carries no validator.
-func writeSearch(c echo.Context, res search.Result) error {
+// only for HEAD. It carries no validator: the body depends on "today" and on the database.
+// cacheControl lets a private cache reuse it for as long as the edge reuses it itself
+// (edge.search_cache), which the README tells callers to do.
+func writeSearch(c echo.Context, res search.Result, cacheControl []string) error {
 	req, w := c.Request(), c.Response()
 	hdr := w.Header()
 	hdr.Add("Vary", echo.HeaderAcceptEncoding)
 	hdr.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	hdr.Set("Cache-Control", "no-store")
+	hdr["Cache-Control"] = cacheControl
 	body := res.Body()
 	if acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding)) {
 		body = res.Gzip()

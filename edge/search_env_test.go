@@ -210,15 +210,19 @@ func page(total, lastPage int, items ...string) string {
 	return `{"data":[` + strings.Join(items, ",") + `],"total":` + strconv.Itoa(total) + `,"last_page":` + strconv.Itoa(lastPage) + `}`
 }
 
-// okSearch is a 200 search response with body.
-func okSearch(body string) response {
+// okSearch is a 200 search response with body, from a server with the default
+// edge.search_cache (5s), which a private cache may reuse as long.
+func okSearch(body string) response { return okSearchAge(body, "5") }
+
+// okSearchAge is okSearch from a server whose edge.search_cache is maxAge seconds.
+func okSearchAge(body, maxAge string) response {
 	return response{Status: 200, Body: body, Headers: map[string]string{
-		"Content-Type": "application/json", "Vary": "Accept-Encoding", "Cache-Control": "no-store",
+		"Content-Type": "application/json", "Vary": "Accept-Encoding", "Cache-Control": "private, max-age=" + maxAge,
 		"X-Content-Type-Options": "nosniff"}}
 }
 
-// errSearch is an error response with the JSON body of D24.
+// errSearch is an error response with the JSON body of D24, which no cache may keep (D45).
 func errSearch(status int, msg string) response {
 	return response{Status: status, Body: `{"message":"` + msg + `"}` + "\n", Headers: map[string]string{
-		"Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}}
+		"Content-Type": "application/json", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}}
 }

@@ -79,8 +79,9 @@ type Server struct {
 	ids     *telemetry.RequestIDs
 	reqLog  *telemetry.RequestLog
 
-	cacheControl []string // Cache-Control of every static read
-	retryAfter   []string // Retry-After of a 503 before the first snapshot
+	cacheControl       []string // Cache-Control of every static read
+	searchCacheControl []string // Cache-Control of every search answer
+	retryAfter         []string // Retry-After of a 503 before the first snapshot
 }
 
 // New builds a server; it does not start background work or listen.
@@ -107,11 +108,12 @@ func New(opts Options) (*Server, error) {
 	}
 	cfg := opts.Config.Edge
 	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, now: opts.Now, loc: loc,
-		metrics:      telemetry.NewMetrics(opts.Registry),
-		ids:          telemetry.NewRequestIDs(),
-		reqLog:       telemetry.NewRequestLog(opts.Logger, opts.RequestLog),
-		cacheControl: header("private, max-age=" + strconv.Itoa(int(cfg.CacheMaxAge/time.Second))),
-		retryAfter:   header(strconv.Itoa(max(1, int(cfg.PollInterval/time.Second)))),
+		metrics:            telemetry.NewMetrics(opts.Registry),
+		ids:                telemetry.NewRequestIDs(),
+		reqLog:             telemetry.NewRequestLog(opts.Logger, opts.RequestLog),
+		cacheControl:       header("private, max-age=" + strconv.Itoa(int(cfg.CacheMaxAge/time.Second))),
+		searchCacheControl: header("private, max-age=" + strconv.Itoa(int(cfg.SearchCache/time.Second))),
+		retryAfter:         header(strconv.Itoa(max(1, int(cfg.PollInterval/time.Second)))),
 	}
 	apiDocs, err := apidocs.New(cfg.BasePath)
 	if err != nil {
@@ -190,7 +192,7 @@ func (s *Server) newEcho() *echo.Echo {
 	// Outside the versioned base path, no token: probes and scrapers.
 	e.Match(getHead, "/healthz", s.handleHealthz)
 	e.Match(getHead, "/readyz", s.handleReadyz)
-	e.Match(getHead, "/metrics", echo.WrapHandler(s.metrics.Handler()))
+	e.Match(getHead, "/metrics", s.noStore(echo.WrapHandler(s.metrics.Handler())))
 
 	api := e.Group(s.cfg.BasePath)
 	// The API description, public so that client generators can fetch it.

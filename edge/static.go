@@ -18,6 +18,9 @@ var (
 	hdrJSON         = header(echo.MIMEApplicationJSON)
 	hdrGzip         = header("gzip")
 	hdrVaryEncoding = header(echo.HeaderAcceptEncoding)
+	// The class read's body depends on the caller too: a student's JWT gets its own fields
+	// (D32), so every answer of it, an API token's included, varies on Authorization (D45).
+	hdrVaryCaller = header(echo.HeaderAuthorization + ", " + echo.HeaderAcceptEncoding)
 )
 
 // handleCourses serves GET /public/courses, restricted by type (D13); limit and page are
@@ -75,7 +78,7 @@ func (s *Server) handleClass(c echo.Context) error {
 	if who := studentOf(c); who != "" {
 		return s.serveStudentClass(c, snap, doc, id, who)
 	}
-	return s.serve(c, snap, doc)
+	return s.serveVary(c, snap, doc, hdrVaryCaller)
 }
 
 // serveRoute serves a list document, which every snapshot has.
@@ -107,15 +110,21 @@ func (s *Server) serving(c echo.Context) (*docstore.Snapshot, error) {
 // the client's If-None-Match holds the tag of the body it would get (D25), headers only for
 // HEAD. It writes the stored bytes, so a request neither encodes nor compresses anything.
 func (s *Server) serve(c echo.Context, snap *docstore.Snapshot, doc *docstore.Document) error {
+	return s.serveVary(c, snap, doc, hdrVaryEncoding)
+}
+
+// serveVary is serve with the Vary of the document's route: hdrVaryEncoding, or
+// hdrVaryCaller for the class read.
+func (s *Server) serveVary(c echo.Context, snap *docstore.Snapshot, doc *docstore.Document, vary []string) error {
 	req, res := c.Request(), c.Response()
 	h := res.Header()
 	gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))
 	body, etag, length := documentResponse(doc, gz)
 	// Add, not set: the CORS middleware may already vary on Origin.
 	if v := h["Vary"]; len(v) == 0 {
-		h["Vary"] = hdrVaryEncoding
+		h["Vary"] = vary
 	} else {
-		h["Vary"] = append(v, hdrVaryEncoding[0])
+		h["Vary"] = append(v, vary[0])
 	}
 	h["Etag"] = etag
 	h["Cache-Control"] = s.cacheControl

@@ -46,8 +46,7 @@ func (s *Server) serveStudentClass(c echo.Context, snap *docstore.Snapshot, doc 
 	req, res := c.Request(), c.Response()
 	h := res.Header()
 	body := d.AppendWith(make([]byte, 0, len(doc.Body())+32), f)
-	h.Add("Vary", echo.HeaderAuthorization)
-	h.Add("Vary", echo.HeaderAcceptEncoding)
+	h.Add("Vary", hdrVaryCaller[0])
 	h["Cache-Control"] = hdrPrivateNoStore
 	h["X-Catalogue-Snapshot"] = snap.IDHeader()
 	h["Content-Type"] = hdrJSON

@@ -180,9 +180,9 @@ func TestStudentClassRead(t *testing.T) {
 		{"RS256 from the JWKS", "/api/v2/public/class/10", env.rs.Sign(t, studentClaims("7")),
 			studentResponse{200, fill(class10, "100", `"2026-09-15"`), private, vary, "", ""}},
 		{"a non-public class", "/api/v2/public/class/12", hs256(t, "7"),
-			studentResponse{404, `{"message":"Class not found."}` + "\n", "", "", "", ""}},
+			studentResponse{404, `{"message":"Class not found."}` + "\n", "no-store", "", "", ""}},
 		{"a class of a non-public course", "/api/v2/public/class/30", hs256(t, "7"),
-			studentResponse{404, `{"message":"Class not found."}` + "\n", "", "", "", ""}},
+			studentResponse{404, `{"message":"Class not found."}` + "\n", "no-store", "", "", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -702,7 +702,7 @@ type ClientInterface interface {
 
 	// GetClass One class in full
 	//
-	// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store` with `Vary: Authorization`.
+	// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store`. Every answer says `Vary: Authorization`, an API token's too: a cache must never hand one caller's copy to another.
 	//
 	// Corresponds with GET /public/class/{id} (the `GetClass` operationId).
 	GetClass(ctx context.Context, id ClassIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -803,7 +803,7 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // GetClass One class in full
 //
-// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store` with `Vary: Authorization`.
+// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store`. Every answer says `Vary: Authorization`, an API token's too: a cache must never hand one caller's copy to another.
 //
 // Corresponds with GET /public/class/{id} (the `GetClass` operationId).
 func (c *Client) GetClass(ctx context.Context, id ClassIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1497,7 +1497,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetClassWithResponse One class in full
 	//
-	// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store` with `Vary: Authorization`.
+	// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store`. Every answer says `Vary: Authorization`, an API token's too: a cache must never hand one caller's copy to another.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1559,9 +1559,15 @@ type ClientWithResponsesInterface interface {
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
 }
 
+// GetHealthResponse200Headers the declared response headers of an HTTP 200 response for GetHealth
+type GetHealthResponse200Headers struct {
+	CacheControl string
+}
+
 // GetHealthResponse405Headers the declared response headers of an HTTP 405 response for GetHealth
 type GetHealthResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 type GetHealthResponse struct {
@@ -1571,6 +1577,8 @@ type GetHealthResponse struct {
 	JSON200 *Health
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetHealthResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetHealthResponse405Headers
 }
@@ -1614,9 +1622,15 @@ func (r GetHealthResponse) ContentType() string {
 	return ""
 }
 
+// GetMetricsResponse200Headers the declared response headers of an HTTP 200 response for GetMetrics
+type GetMetricsResponse200Headers struct {
+	CacheControl string
+}
+
 // GetMetricsResponse405Headers the declared response headers of an HTTP 405 response for GetMetrics
 type GetMetricsResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 type GetMetricsResponse struct {
@@ -1624,6 +1638,8 @@ type GetMetricsResponse struct {
 	HTTPResponse *http.Response
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMetricsResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMetricsResponse405Headers
 }
@@ -1664,18 +1680,21 @@ func (r GetMetricsResponse) ContentType() string {
 
 // GetOpenAPIResponse200Headers the declared response headers of an HTTP 200 response for GetOpenAPI
 type GetOpenAPIResponse200Headers struct {
-	ETag string
-	Vary string
+	CacheControl string
+	ETag         string
+	Vary         string
 }
 
 // GetOpenAPIResponse304Headers the declared response headers of an HTTP 304 response for GetOpenAPI
 type GetOpenAPIResponse304Headers struct {
-	ETag string
+	CacheControl string
+	ETag         string
 }
 
 // GetOpenAPIResponse405Headers the declared response headers of an HTTP 405 response for GetOpenAPI
 type GetOpenAPIResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 type GetOpenAPIResponse struct {
@@ -1744,6 +1763,7 @@ type GetClassResponse200Headers struct {
 
 // GetClassResponse304Headers the declared response headers of an HTTP 304 response for GetClass
 type GetClassResponse304Headers struct {
+	CacheControl        string
 	ETag                string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
@@ -1751,22 +1771,26 @@ type GetClassResponse304Headers struct {
 
 // GetClassResponse401Headers the declared response headers of an HTTP 401 response for GetClass
 type GetClassResponse401Headers struct {
+	CacheControl    string
 	WWWAuthenticate string
 }
 
 // GetClassResponse404Headers the declared response headers of an HTTP 404 response for GetClass
 type GetClassResponse404Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // GetClassResponse405Headers the declared response headers of an HTTP 405 response for GetClass
 type GetClassResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // GetClassResponse429Headers the declared response headers of an HTTP 429 response for GetClass
 type GetClassResponse429Headers struct {
+	CacheControl        string
 	RetryAfter          int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -1775,6 +1799,7 @@ type GetClassResponse429Headers struct {
 
 // GetClassResponse503Headers the declared response headers of an HTTP 503 response for GetClass
 type GetClassResponse503Headers struct {
+	CacheControl        string
 	RetryAfter          *int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -1872,6 +1897,7 @@ func (r GetClassResponse) ContentType() string {
 
 // SearchClassesResponse200Headers the declared response headers of an HTTP 200 response for SearchClasses
 type SearchClassesResponse200Headers struct {
+	CacheControl        string
 	Vary                string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
@@ -1879,22 +1905,26 @@ type SearchClassesResponse200Headers struct {
 
 // SearchClassesResponse400Headers the declared response headers of an HTTP 400 response for SearchClasses
 type SearchClassesResponse400Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // SearchClassesResponse401Headers the declared response headers of an HTTP 401 response for SearchClasses
 type SearchClassesResponse401Headers struct {
+	CacheControl    string
 	WWWAuthenticate string
 }
 
 // SearchClassesResponse405Headers the declared response headers of an HTTP 405 response for SearchClasses
 type SearchClassesResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // SearchClassesResponse429Headers the declared response headers of an HTTP 429 response for SearchClasses
 type SearchClassesResponse429Headers struct {
+	CacheControl        string
 	RetryAfter          int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -1903,12 +1933,14 @@ type SearchClassesResponse429Headers struct {
 
 // SearchClassesResponse500Headers the declared response headers of an HTTP 500 response for SearchClasses
 type SearchClassesResponse500Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // SearchClassesResponse503Headers the declared response headers of an HTTP 503 response for SearchClasses
 type SearchClassesResponse503Headers struct {
+	CacheControl        string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 }
@@ -2022,6 +2054,7 @@ type GetCourseResponse200Headers struct {
 
 // GetCourseResponse304Headers the declared response headers of an HTTP 304 response for GetCourse
 type GetCourseResponse304Headers struct {
+	CacheControl        string
 	ETag                string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
@@ -2029,22 +2062,26 @@ type GetCourseResponse304Headers struct {
 
 // GetCourseResponse401Headers the declared response headers of an HTTP 401 response for GetCourse
 type GetCourseResponse401Headers struct {
+	CacheControl    string
 	WWWAuthenticate string
 }
 
 // GetCourseResponse404Headers the declared response headers of an HTTP 404 response for GetCourse
 type GetCourseResponse404Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // GetCourseResponse405Headers the declared response headers of an HTTP 405 response for GetCourse
 type GetCourseResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // GetCourseResponse429Headers the declared response headers of an HTTP 429 response for GetCourse
 type GetCourseResponse429Headers struct {
+	CacheControl        string
 	RetryAfter          int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2053,6 +2090,7 @@ type GetCourseResponse429Headers struct {
 
 // GetCourseResponse503Headers the declared response headers of an HTTP 503 response for GetCourse
 type GetCourseResponse503Headers struct {
+	CacheControl        string
 	RetryAfter          *int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2150,6 +2188,7 @@ func (r GetCourseResponse) ContentType() string {
 
 // SearchCourseClassesResponse200Headers the declared response headers of an HTTP 200 response for SearchCourseClasses
 type SearchCourseClassesResponse200Headers struct {
+	CacheControl        string
 	Vary                string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
@@ -2157,28 +2196,33 @@ type SearchCourseClassesResponse200Headers struct {
 
 // SearchCourseClassesResponse400Headers the declared response headers of an HTTP 400 response for SearchCourseClasses
 type SearchCourseClassesResponse400Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // SearchCourseClassesResponse401Headers the declared response headers of an HTTP 401 response for SearchCourseClasses
 type SearchCourseClassesResponse401Headers struct {
+	CacheControl    string
 	WWWAuthenticate string
 }
 
 // SearchCourseClassesResponse404Headers the declared response headers of an HTTP 404 response for SearchCourseClasses
 type SearchCourseClassesResponse404Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // SearchCourseClassesResponse405Headers the declared response headers of an HTTP 405 response for SearchCourseClasses
 type SearchCourseClassesResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // SearchCourseClassesResponse429Headers the declared response headers of an HTTP 429 response for SearchCourseClasses
 type SearchCourseClassesResponse429Headers struct {
+	CacheControl        string
 	RetryAfter          int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2187,12 +2231,14 @@ type SearchCourseClassesResponse429Headers struct {
 
 // SearchCourseClassesResponse500Headers the declared response headers of an HTTP 500 response for SearchCourseClasses
 type SearchCourseClassesResponse500Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // SearchCourseClassesResponse503Headers the declared response headers of an HTTP 503 response for SearchCourseClasses
 type SearchCourseClassesResponse503Headers struct {
+	CacheControl        string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 }
@@ -2315,6 +2361,7 @@ type ListCoursesResponse200Headers struct {
 
 // ListCoursesResponse304Headers the declared response headers of an HTTP 304 response for ListCourses
 type ListCoursesResponse304Headers struct {
+	CacheControl        string
 	ETag                string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
@@ -2322,22 +2369,26 @@ type ListCoursesResponse304Headers struct {
 
 // ListCoursesResponse400Headers the declared response headers of an HTTP 400 response for ListCourses
 type ListCoursesResponse400Headers struct {
+	CacheControl        string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 }
 
 // ListCoursesResponse401Headers the declared response headers of an HTTP 401 response for ListCourses
 type ListCoursesResponse401Headers struct {
+	CacheControl    string
 	WWWAuthenticate string
 }
 
 // ListCoursesResponse405Headers the declared response headers of an HTTP 405 response for ListCourses
 type ListCoursesResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // ListCoursesResponse429Headers the declared response headers of an HTTP 429 response for ListCourses
 type ListCoursesResponse429Headers struct {
+	CacheControl        string
 	RetryAfter          int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2346,6 +2397,7 @@ type ListCoursesResponse429Headers struct {
 
 // ListCoursesResponse503Headers the declared response headers of an HTTP 503 response for ListCourses
 type ListCoursesResponse503Headers struct {
+	CacheControl        string
 	RetryAfter          *int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2453,6 +2505,7 @@ type ListPopularCoursesResponse200Headers struct {
 
 // ListPopularCoursesResponse304Headers the declared response headers of an HTTP 304 response for ListPopularCourses
 type ListPopularCoursesResponse304Headers struct {
+	CacheControl        string
 	ETag                string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
@@ -2460,16 +2513,19 @@ type ListPopularCoursesResponse304Headers struct {
 
 // ListPopularCoursesResponse401Headers the declared response headers of an HTTP 401 response for ListPopularCourses
 type ListPopularCoursesResponse401Headers struct {
+	CacheControl    string
 	WWWAuthenticate string
 }
 
 // ListPopularCoursesResponse405Headers the declared response headers of an HTTP 405 response for ListPopularCourses
 type ListPopularCoursesResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // ListPopularCoursesResponse429Headers the declared response headers of an HTTP 429 response for ListPopularCourses
 type ListPopularCoursesResponse429Headers struct {
+	CacheControl        string
 	RetryAfter          int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2478,6 +2534,7 @@ type ListPopularCoursesResponse429Headers struct {
 
 // ListPopularCoursesResponse503Headers the declared response headers of an HTTP 503 response for ListPopularCourses
 type ListPopularCoursesResponse503Headers struct {
+	CacheControl        string
 	RetryAfter          *int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2564,13 +2621,20 @@ func (r ListPopularCoursesResponse) ContentType() string {
 	return ""
 }
 
+// GetReadinessResponse200Headers the declared response headers of an HTTP 200 response for GetReadiness
+type GetReadinessResponse200Headers struct {
+	CacheControl string
+}
+
 // GetReadinessResponse405Headers the declared response headers of an HTTP 405 response for GetReadiness
 type GetReadinessResponse405Headers struct {
-	Allow string
+	Allow        string
+	CacheControl string
 }
 
 // GetReadinessResponse503Headers the declared response headers of an HTTP 503 response for GetReadiness
 type GetReadinessResponse503Headers struct {
+	CacheControl        string
 	RetryAfter          *int
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2585,6 +2649,8 @@ type GetReadinessResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetReadinessResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetReadinessResponse405Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2682,7 +2748,7 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 
 // GetClassWithResponse One class in full
 //
-// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store` with `Vary: Authorization`.
+// Any public class of a public course, past ones included. 404 when the class does not exist, is not public, or belongs to a non-public course. With an API token `registration_id` and `prev_reg_test_date` are null; with a student's JWT they are that student's, and the response is `Cache-Control: private, no-store`. Every answer says `Vary: Authorization`, an API token's too: a cache must never hand one caller's copy to another.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2816,6 +2882,16 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetHealthResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetHealthResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -2824,6 +2900,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 				return nil, err
 			}
 			headers.Allow = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
 		}
 		response.Headers405 = &headers
 	}
@@ -2855,6 +2938,16 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMetricsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetMetricsResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -2863,6 +2956,13 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 				return nil, err
 			}
 			headers.Allow = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
 		}
 		response.Headers405 = &headers
 	}
@@ -2906,6 +3006,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetOpenAPIResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -2923,6 +3030,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetOpenAPIResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -2939,6 +3053,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 				return nil, err
 			}
 			headers.Allow = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
 		}
 		response.Headers405 = &headers
 	}
@@ -3055,6 +3176,13 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetClassResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3079,6 +3207,13 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetClassResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3089,6 +3224,13 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetClassResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3113,9 +3255,23 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetClassResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3147,6 +3303,13 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetClassResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -3242,6 +3405,13 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SearchClassesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3266,6 +3436,13 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers SearchClassesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3283,6 +3460,13 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SearchClassesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3300,9 +3484,23 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
 		var headers SearchClassesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3334,6 +3532,13 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SearchClassesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3351,6 +3556,13 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SearchClassesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -3480,6 +3692,13 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetCourseResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3504,6 +3723,13 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCourseResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3514,6 +3740,13 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetCourseResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3538,9 +3771,23 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCourseResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3572,6 +3819,13 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCourseResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -3674,6 +3928,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SearchCourseClassesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3698,6 +3959,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers SearchCourseClassesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3715,6 +3983,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SearchCourseClassesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3725,6 +4000,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers SearchCourseClassesResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3749,9 +4031,23 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
 		var headers SearchCourseClassesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3783,6 +4079,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SearchCourseClassesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3800,6 +4103,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SearchCourseClassesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -3929,6 +4239,13 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListCoursesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3953,6 +4270,13 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCoursesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -3970,6 +4294,13 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListCoursesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3987,9 +4318,23 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListCoursesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -4021,6 +4366,13 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCoursesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -4150,6 +4502,13 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListPopularCoursesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4174,6 +4533,13 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListPopularCoursesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4191,9 +4557,23 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPopularCoursesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -4225,6 +4605,13 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPopularCoursesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -4290,6 +4677,16 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetReadinessResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetReadinessResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -4299,9 +4696,23 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 			}
 			headers.Allow = value
 		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetReadinessResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
