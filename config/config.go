@@ -31,6 +31,7 @@ type Config struct {
 	Builder   Builder   `mapstructure:"builder"`
 	Edge      Edge      `mapstructure:"edge"`
 	Feeds     Feeds     `mapstructure:"feeds"`
+	Webhooks  Webhooks  `mapstructure:"webhooks"`
 }
 
 // Database is the provider's primary PostgreSQL, used by migrate, seed and token.
@@ -114,6 +115,34 @@ type Edge struct {
 	JWT JWT `mapstructure:"jwt"`
 }
 
+// Webhooks configures the deliveries of builder serve to partners' endpoints (D40-D43).
+type Webhooks struct {
+	// AllowHTTP permits http:// endpoints; AllowPrivate permits endpoints at private,
+	// loopback and link-local addresses (D43). Both are for tests and private networks.
+	AllowHTTP    bool `mapstructure:"allow_http"`
+	AllowPrivate bool `mapstructure:"allow_private"`
+	// Timeout bounds one delivery, from connecting to the end of the response (D42: a 2xx
+	// within 10 s is success).
+	Timeout time.Duration `mapstructure:"timeout"`
+	// RetryBase is the wait after a delivery's first failure; each later wait doubles, up to
+	// RetryMax, with jitter. A delivery is retried until RetryFor has passed since its first
+	// attempt; an endpoint whose deliveries have failed for DisableAfter is disabled.
+	RetryBase    time.Duration `mapstructure:"retry_base"`
+	RetryMax     time.Duration `mapstructure:"retry_max"`
+	RetryFor     time.Duration `mapstructure:"retry_for"`
+	DisableAfter time.Duration `mapstructure:"disable_after"`
+	// EdgeWait bounds how long a delivery waits for the edges to serve its snapshot (D42).
+	EdgeWait time.Duration `mapstructure:"edge_wait"`
+	// StuckAfter is how long a delivery job may stay running before another builder takes
+	// it as abandoned (its builder was killed) and runs it again.
+	StuckAfter time.Duration `mapstructure:"stuck_after"`
+	// Workers bounds the deliveries one builder makes at once (to different endpoints).
+	Workers int `mapstructure:"workers"`
+}
+
+// MaxWebhookTimeout is the longest webhooks.timeout: D42 counts a 2xx within 10 s as success.
+const MaxWebhookTimeout = 10 * time.Second
+
 // JWT configures verification of students' JWTs (D30, D31): off unless HMACSecret or
 // JWKSURL is set.
 type JWT struct {
@@ -174,6 +203,10 @@ func Default() Config {
 			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub"},
 		},
 		Feeds: Feeds{Retention: 7 * 24 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
+		Webhooks: Webhooks{
+			Timeout: MaxWebhookTimeout, RetryBase: 5 * time.Second, RetryMax: time.Hour, RetryFor: 24 * time.Hour,
+			DisableAfter: 5 * 24 * time.Hour, EdgeWait: 30 * time.Second, StuckAfter: time.Minute, Workers: 50,
+		},
 	}
 }
 
@@ -224,6 +257,17 @@ func defaults() map[string]any {
 		// The RPDE feeds (D35-D39).
 		"feeds.retention": d.Feeds.Retention,
 		"feeds.license":   d.Feeds.License,
+		// Webhooks (D40-D43).
+		"webhooks.allow_http":    d.Webhooks.AllowHTTP,
+		"webhooks.allow_private": d.Webhooks.AllowPrivate,
+		"webhooks.timeout":       d.Webhooks.Timeout,
+		"webhooks.retry_base":    d.Webhooks.RetryBase,
+		"webhooks.retry_max":     d.Webhooks.RetryMax,
+		"webhooks.retry_for":     d.Webhooks.RetryFor,
+		"webhooks.disable_after": d.Webhooks.DisableAfter,
+		"webhooks.edge_wait":     d.Webhooks.EdgeWait,
+		"webhooks.stuck_after":   d.Webhooks.StuckAfter,
+		"webhooks.workers":       d.Webhooks.Workers,
 	}
 }
 
@@ -242,6 +286,9 @@ func Keys() []string {
 		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
 		"edge.jwt.leeway", "edge.jwt.student_claim",
 		"edge.public_url", "feeds.retention", "feeds.license",
+		"webhooks.allow_http", "webhooks.allow_private", "webhooks.timeout", "webhooks.retry_base",
+		"webhooks.retry_max", "webhooks.retry_for", "webhooks.disable_after", "webhooks.edge_wait",
+		"webhooks.stuck_after", "webhooks.workers",
 	}
 }
 
@@ -336,6 +383,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Builder.validateFreshness()...)
 	errs = append(errs, c.Edge.validate()...)
 	errs = append(errs, c.Feeds.validate()...)
+	errs = append(errs, c.Webhooks.validate()...)
 	return errors.Join(errs...)
 }
 
@@ -416,6 +464,35 @@ func (f Feeds) validate() []error {
 	}
 	if u, err := url.Parse(f.License); err != nil || u.Scheme == "" || u.Host == "" {
 		errs = append(errs, fmt.Errorf("feeds.license: must be an absolute URL (got %q)", f.License))
+	}
+	return errs
+}
+
+func (w Webhooks) validate() []error {
+	var errs []error
+	bad := func(key, why string, got any) {
+		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
+	}
+	if w.Timeout <= 0 || w.Timeout > MaxWebhookTimeout {
+		bad("webhooks.timeout", "must be between 1ms and 10s (D42: a 2xx within 10 s is success)", w.Timeout)
+	}
+	for _, d := range []struct {
+		key string
+		val time.Duration
+	}{{"webhooks.retry_base", w.RetryBase}, {"webhooks.retry_for", w.RetryFor}, {"webhooks.disable_after", w.DisableAfter},
+		{"webhooks.edge_wait", w.EdgeWait}} {
+		if d.val <= 0 {
+			bad(d.key, "must be a positive duration", d.val)
+		}
+	}
+	if w.RetryMax < w.RetryBase {
+		bad("webhooks.retry_max", fmt.Sprintf("must be at least webhooks.retry_base (%v)", w.RetryBase), w.RetryMax)
+	}
+	if w.StuckAfter <= w.Timeout {
+		bad("webhooks.stuck_after", fmt.Sprintf("must be longer than webhooks.timeout (%v): a delivery still running must never be taken as abandoned", w.Timeout), w.StuckAfter)
+	}
+	if w.Workers < 1 {
+		bad("webhooks.workers", "must be >= 1", w.Workers)
 	}
 	return errs
 }

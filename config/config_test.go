@@ -35,6 +35,10 @@ func TestLoadDefaults(t *testing.T) {
 			SearchCache: 5 * time.Second, SearchIndex: true, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
 		// D36: tombstones kept 168h; D35: the license of every feed page.
 		Feeds: Feeds{Retention: 168 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
+		// D42: 10 s for a 2xx, retried for 24 h; D43: https and public addresses only.
+		Webhooks: Webhooks{Timeout: 10 * time.Second, RetryBase: 5 * time.Second, RetryMax: time.Hour,
+			RetryFor: 24 * time.Hour, DisableAfter: 120 * time.Hour, EdgeWait: 30 * time.Second,
+			StuckAfter: time.Minute, Workers: 50},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -124,6 +128,12 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_JWT_LEEWAY", "1h", "edge.jwt.leeway: must be between 0s and 5m0s (got 1h0m0s)"},
 		{"CATALOGUE_EDGE_JWT_LEEWAY", "0s", ""},
 		{"CATALOGUE_EDGE_JWT_STUDENT_CLAIM", " ", `edge.jwt.student_claim: must name a claim, such as sub (got "")`},
+		{"CATALOGUE_WEBHOOKS_TIMEOUT", "11s", "webhooks.timeout: must be between 1ms and 10s (D42: a 2xx within 10 s is success) (got 11s)"},
+		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "0s", "webhooks.retry_for: must be a positive duration (got 0s)"},
+		{"CATALOGUE_WEBHOOKS_RETRY_MAX", "1s", "webhooks.retry_max: must be at least webhooks.retry_base (5s) (got 1s)"},
+		{"CATALOGUE_WEBHOOKS_STUCK_AFTER", "10s", "webhooks.stuck_after: must be longer than webhooks.timeout (10s)"},
+		{"CATALOGUE_WEBHOOKS_WORKERS", "0", "webhooks.workers: must be >= 1 (got 0)"},
+		{"CATALOGUE_WEBHOOKS_ALLOW_PRIVATE", "true", ""},
 		{"CATALOGUE_EDGE_REDIS_URL", "redis://10.0.0.5:6379/0", ""},
 		{"CATALOGUE_EDGE_REDIS_URL", "rediss://:s3cret@redis.internal", ""},
 		{"CATALOGUE_EDGE_REDIS_URL", "http://:s3cret@10.0.0.5:6379", "edge.redis_url: must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS (got a value of another form)"},

@@ -60,6 +60,25 @@ const (
 	SeedAnalyze   = "seed_analyze.sql"    // VACUUM ANALYZE after a seed
 )
 
+// Names of the templates of the webhooks (D40-D43): the catalogue's own tables, so the
+// embedded versions are the ones used.
+const (
+	WebhookSchema    = "webhook_schema.sql"    // the endpoints and deliveries tables, idempotent
+	WebhookAdd       = "webhook_add.sql"       // stores an endpoint, returns its id
+	WebhookList      = "webhook_list.sql"      // every endpoint without its secrets
+	WebhookRemove    = "webhook_remove.sql"    // deletes an endpoint and its deliveries
+	WebhookEnable    = "webhook_enable.sql"    // enables an endpoint, clearing its failures
+	WebhookRotate    = "webhook_rotate.sql"    // a new secret, the previous one signing beside it for a while
+	WebhookEndpoint  = "webhook_endpoint.sql"  // what a delivery to one endpoint needs
+	WebhookEnqueue   = "webhook_enqueue.sql"   // queues one message for every enabled endpoint
+	WebhookHead      = "webhook_head.sql"      // an endpoint's oldest delivery not yet made
+	WebhookHeadLock  = "webhook_head_lock.sql" // locks an endpoint, says whether it has deliveries to make
+	WebhookDelivered = "webhook_delivered.sql" // records a success
+	WebhookFailed    = "webhook_failed.sql"    // records a failure and the next attempt
+	WebhookDisable   = "webhook_disable.sql"   // disables an endpoint failing for too long
+	WebhookQueue     = "webhook_queue.sql"     // depth and oldest of the queue, for the metrics
+)
+
 // retired are templates that earlier versions read, with what replaced them: a copy left in
 // templates.dir would otherwise be refused as unknown, or silently ignored.
 var retired = map[string]string{
@@ -86,6 +105,13 @@ var embeddedOnly = map[string]string{
 	SeedFKRestore:           "builder seed writes the reference schema only",
 	SeedSequences:           "builder seed writes the reference schema only",
 	SeedAnalyze:             "builder seed writes the reference schema only",
+}
+
+func init() {
+	for _, name := range []string{WebhookSchema, WebhookAdd, WebhookList, WebhookRemove, WebhookEnable, WebhookRotate,
+		WebhookEndpoint, WebhookEnqueue, WebhookHead, WebhookHeadLock, WebhookDelivered, WebhookFailed, WebhookDisable, WebhookQueue} {
+		embeddedOnly[name] = "webhooks live in the catalogue's own tables, webhook_endpoints and webhook_deliveries"
+	}
 }
 
 // Set is a loaded set of templates.

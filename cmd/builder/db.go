@@ -13,6 +13,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/builder/seed"
+	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -47,6 +48,9 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if err := seed.Migrate(ctx, conn, tpl, cfg.Builder.Listen); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if cfg.Builder.Listen {

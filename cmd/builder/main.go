@@ -62,6 +62,12 @@ func commands() []command {
 		{"token list", "", "list the API tokens with their limits (never the tokens themselves)", tokenList},
 		{"token revoke", "ID", "revoke an API token", tokenRevoke},
 		{"token set-limit", "ID N|default", "limit a token at N requests per rolling minute, or at edge.rate_limit", tokenSetLimit},
+		{"webhook add", "--url URL [--description TEXT]", "register a partner's endpoint; its signing secret is printed once, as the last line", webhookAdd},
+		{"webhook list", "", "list the endpoints: state, last success, last failure and its reason, failures in a row (never the secrets)", webhookList},
+		{"webhook remove", "ID", "remove an endpoint and its deliveries not yet made", webhookRemove},
+		{"webhook enable", "ID", "enable an endpoint that was disabled after failing for webhooks.disable_after", webhookEnable},
+		{"webhook test", "ID", "send the endpoint a signed catalogue.ping now and show its answer", webhookTest},
+		{"webhook rotate-secret", "ID", "give the endpoint a new signing secret (printed once, last line); the old one signs beside it for 24 h", webhookRotate},
 		{"help", "", "show this help", nil},
 	}
 }
@@ -83,6 +89,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usagef("token: missing subcommand: create, list, revoke or set-limit")
 		}
 		name, args = "token "+args[1], args[1:]
+	}
+	if name == "webhook" {
+		if len(args) < 2 {
+			return usagef("webhook: missing subcommand: add, list, remove, enable, test or rotate-secret")
+		}
+		name, args = "webhook "+args[1], args[1:]
 	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
