@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,19 +34,32 @@ type fixture struct {
 	today string // the day it was built for; empty: 2027-03-01
 }
 
-// publish writes f into st the way the builder does: objects, manifest, then pointer.
+// publish writes f into st the way the builder does: objects, manifest, then pointer. A
+// route every snapshot has (snapshot.RequiredRoutes) that f lacks gets the document the
+// builder renders for a catalogue without courses, and the manifest counts what it lists,
+// as the builder's do.
 func publish(t testing.TB, st store.Store, f fixture) {
 	t.Helper()
 	ctx := context.Background()
 	m := snapshot.Manifest{ID: f.id, BuiltAt: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC),
 		Today: cmp.Or(f.today, "2027-03-01"), Timezone: "UTC", Documents: map[string]snapshot.Entry{}}
-	for route, body := range f.docs {
+	docs := maps.Clone(f.docs)
+	for _, r := range snapshot.RequiredRoutes() {
+		if _, ok := docs[r]; !ok {
+			docs[r] = `{"data":[]}`
+			if r == snapshot.RoutePopular {
+				docs[r] = `[]`
+			}
+		}
+	}
+	for route, body := range docs {
 		h := snapshot.Hash([]byte(body))
 		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body))}
 		if err := st.Put(ctx, snapshot.ObjectKey(h), []byte(body)); err != nil {
 			t.Fatalf("put object: %v", err)
 		}
 	}
+	m.Counts = snapshot.CountsOf(m.Documents)
 	if err := snapshot.WriteManifest(ctx, st, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,7 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_search_index_searches_total{result="bypassed"}`:         0,
 		`catalogue_edge_search_index_searches_total{result="absent"}`:           0,
 		`catalogue_edge_snapshot_info{snapshot="snap-auth"}`:                    1,
+		`catalogue_edge_snapshot_refused_total{}`:                               0,
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`:                     1803902400, // 2027-03-01T12:00:00Z
 		// The snapshot was loaded from the store, through its pointer.
 		`catalogue_edge_pointer_to_served_seconds_count{}`: 1,
@@ -91,6 +92,7 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_pointer_to_served_seconds_count{}`:  2,
 		`catalogue_edge_snapshot_day_timestamp_seconds{}`:   1803859200, // set by the swap, not by SnapshotLoaded
 		`catalogue_edge_snapshot_days_behind{}`:             1037,
+		`catalogue_edge_snapshot_refused_total{}`:           0,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("snapshot metrics after snapshotLoaded(snap-b) mismatch (-want +got):\n%s", diff)

@@ -138,14 +138,15 @@ func New(opts Options) (*Server, error) {
 }
 
 // docsOptions are the options of the server's snapshot holder: swaps are recorded in the
-// metrics and their day checked (the callback holds those, not the server).
+// metrics and their day checked, refusals counted (the callbacks hold those, not the
+// server).
 func (s *Server) docsOptions() docstore.Options {
 	m, days := s.metrics, s.days
 	return docstore.Options{Store: s.opts.Store, CacheDir: s.cfg.CacheDir, PollInterval: s.cfg.PollInterval,
 		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) {
 			m.SnapshotLoaded(snap.ID(), snap.BuiltAt(), snap.PublishedAt())
 			days.check(snap)
-		}}
+		}, OnRefuse: func(string) { m.SnapshotRefused() }}
 }
 
 // Handler returns the HTTP handler of every route.

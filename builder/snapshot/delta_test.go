@@ -7,14 +7,24 @@ import (
 )
 
 func TestDeltaApply(t *testing.T) {
-	base := &Manifest{ID: "a", Documents: map[string]Entry{
-		"/x": {Hash: "1", Size: 1}, "/y": {Hash: "2", Size: 2}, "/z": {Hash: "3", Size: 3},
-	}}
-	next := &Manifest{ID: "b", Today: "2027-03-01", Counts: Counts{Documents: 3}, Documents: map[string]Entry{
-		"/x": {Hash: "1", Size: 1}, "/y": {Hash: "9", Size: 9}, "/w": {Hash: "4", Size: 4},
-	}}
-	d := NewDelta(next, "a", []string{"/y", "/w", "/z", "/x"})
-	if diff := cmp.Diff([]string{"/z"}, d.Removed); diff != "" {
+	lists := map[string]Entry{}
+	for _, r := range RequiredRoutes() {
+		lists[r] = Entry{Hash: "0", Size: 1}
+	}
+	with := func(docs map[string]Entry) map[string]Entry {
+		for r, e := range lists {
+			docs[r] = e
+		}
+		return docs
+	}
+	base := &Manifest{ID: "a", Counts: Counts{Courses: 1, Classes: 2, Documents: 11}, Documents: with(map[string]Entry{
+		"/public/course/1": {Hash: "1", Size: 1}, "/public/class/1": {Hash: "2", Size: 2}, "/public/class/2": {Hash: "3", Size: 3},
+	})}
+	next := &Manifest{ID: "b", Today: "2027-03-01", Counts: Counts{Courses: 1, Classes: 2, Documents: 11}, Documents: with(map[string]Entry{
+		"/public/course/1": {Hash: "1", Size: 1}, "/public/class/1": {Hash: "9", Size: 9}, "/public/class/3": {Hash: "4", Size: 4},
+	})}
+	d := NewDelta(next, "a", []string{"/public/class/1", "/public/class/3", "/public/class/2", "/public/course/1"})
+	if diff := cmp.Diff([]string{"/public/class/2"}, d.Removed); diff != "" {
 		t.Errorf("Removed mismatch (-want +got):\n%s", diff)
 	}
 	got, err := d.Apply(base)
@@ -24,11 +34,17 @@ func TestDeltaApply(t *testing.T) {
 	if diff := cmp.Diff(next, got); diff != "" {
 		t.Errorf("Apply mismatch (-want +got):\n%s", diff)
 	}
-	if _, ok := base.Documents["/w"]; ok || base.Documents["/y"].Hash != "2" {
+	if _, ok := base.Documents["/public/class/3"]; ok || base.Documents["/public/class/1"].Hash != "2" {
 		t.Errorf("Apply modified its base: %v", base.Documents)
 	}
-	d.Counts.Documents = 4
+	d.Counts.Documents = 12
 	if _, err := d.Apply(base); err == nil {
 		t.Error("Apply of a delta whose count does not match: no error")
+	}
+	// A delta that drops a route every snapshot has gives no whole snapshot, whatever it counts.
+	d = &Delta{ID: "c", Base: "a", Counts: Counts{Courses: 1, Classes: 2, Documents: 10}, Documents: map[string]Entry{},
+		Removed: []string{RoutePopular}}
+	if _, err := d.Apply(base); err == nil {
+		t.Error("Apply of a delta removing /public/popular: no error")
 	}
 }

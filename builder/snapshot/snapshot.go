@@ -62,6 +62,39 @@ const classPrefix = "/public/class/"
 // IsClassRoute reports whether route names the document of a class.
 func IsClassRoute(route string) bool { return strings.HasPrefix(route, classPrefix) }
 
+// IsCourseRoute reports whether route names the document of a course.
+func IsCourseRoute(route string) bool { return strings.HasPrefix(route, coursePrefix) }
+
+// RequiredRoutes are the routes every snapshot has, however empty its catalogue: the course
+// list for every non-empty combination of types (D13) and the popular list.
+func RequiredRoutes() []string {
+	var routes []string
+	for mask := 1; mask < 1<<len(CourseTypes); mask++ {
+		var types []string
+		for i, t := range CourseTypes {
+			if mask&(1<<i) != 0 {
+				types = append(types, t)
+			}
+		}
+		routes = append(routes, CoursesRoute(types))
+	}
+	return append(routes, RoutePopular)
+}
+
+// CountsOf counts the course and class documents among documents, and all of them.
+func CountsOf(documents map[string]Entry) Counts {
+	c := Counts{Documents: len(documents)}
+	for r := range documents {
+		switch {
+		case IsClassRoute(r):
+			c.Classes++
+		case IsCourseRoute(r):
+			c.Courses++
+		}
+	}
+	return c
+}
+
 // Entry is one document of a snapshot.
 type Entry struct {
 	Hash string `json:"sha256"` // hex SHA-256 of the document's bytes; also names its object
@@ -79,6 +112,11 @@ type Counts struct {
 	Documents int `json:"documents"`
 }
 
+// ErrInvalidManifest means a manifest does not describe a whole snapshot: the documents it
+// lists do not match its counts, or it lacks a route every snapshot has. A reader refuses
+// it (an empty or truncated manifest would otherwise blank the catalogue it replaces).
+var ErrInvalidManifest = errors.New("the manifest does not describe a whole snapshot")
+
 // Manifest lists every document of one snapshot.
 type Manifest struct {
 	ID        string           `json:"snapshot"`
@@ -89,6 +127,21 @@ type Manifest struct {
 	Build     *Build           `json:"build,omitempty"` // nil in manifests written before builds were recorded
 	Documents map[string]Entry `json:"documents"`       // route -> entry
 	Feed      *Feed            `json:"feed,omitempty"`  // nil in manifests written before the feeds
+}
+
+// Check returns an error wrapping ErrInvalidManifest when the documents m lists do not
+// match its counts (courses, classes and documents) or lack a route of RequiredRoutes.
+func (m *Manifest) Check() error {
+	if got := CountsOf(m.Documents); got != m.Counts {
+		return fmt.Errorf("check manifest %s: it lists %d courses, %d classes and %d documents but counts %d, %d and %d: %w",
+			m.ID, got.Courses, got.Classes, got.Documents, m.Counts.Courses, m.Counts.Classes, m.Counts.Documents, ErrInvalidManifest)
+	}
+	for _, r := range RequiredRoutes() {
+		if _, ok := m.Documents[r]; !ok {
+			return fmt.Errorf("check manifest %s: it has no document %s: %w", m.ID, r, ErrInvalidManifest)
+		}
+	}
+	return nil
 }
 
 // Triggers of a build (Build.Trigger).
@@ -281,7 +334,8 @@ func ParsePointer(b []byte) (Pointer, error) {
 	return p, nil
 }
 
-// ReadManifest returns the manifest of snapshot id.
+// ReadManifest returns the manifest of snapshot id. It does not Check it: a reader that
+// serves it must.
 func ReadManifest(ctx context.Context, s Getter, id string) (*Manifest, error) {
 	b, err := GetMax(ctx, s, ManifestKey(id), MaxManifestSize)
 	if err != nil {

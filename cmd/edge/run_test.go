@@ -24,16 +24,27 @@ import (
 
 const course1 = `{"id":1,"name":"Alpha","type":"Online","description":"<p>Hi</p>"}`
 
-// publishOne publishes a snapshot of one course document into the local store at dir.
+// publishOne publishes a snapshot of one course document into the local store at dir, with
+// the lists every snapshot has (snapshot.RequiredRoutes) empty.
 func publishOne(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
 	st := store.NewLocal(dir)
-	h := snapshot.Hash([]byte(course1))
-	m, _ := json.Marshal(snapshot.Manifest{ID: "snap-1", Documents: map[string]snapshot.Entry{
-		snapshot.CourseRoute(1): {Hash: h, Size: int64(len(course1))}}})
+	bodies := map[string]string{snapshot.CourseRoute(1): course1}
+	for _, r := range snapshot.RequiredRoutes() {
+		bodies[r] = `{"data":[]}`
+	}
+	docs := map[string]snapshot.Entry{}
+	objects := map[string][]byte{}
+	for r, body := range bodies {
+		h := snapshot.Hash([]byte(body))
+		docs[r] = snapshot.Entry{Hash: h, Size: int64(len(body))}
+		objects[snapshot.ObjectKey(h)] = []byte(body)
+	}
+	objects[snapshot.ManifestKey("snap-1")], _ = json.Marshal(snapshot.Manifest{ID: "snap-1",
+		Counts: snapshot.CountsOf(docs), Documents: docs})
 	p, _ := json.Marshal(snapshot.Pointer{ID: "snap-1"})
-	for key, body := range map[string][]byte{snapshot.ObjectKey(h): []byte(course1), snapshot.ManifestKey("snap-1"): m} {
+	for key, body := range objects {
 		if err := st.Put(ctx, key, body); err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,9 @@ type Options struct {
 	Logger       *slog.Logger // nil: slog.Default()
 	// OnSwap, when set, is called with every snapshot swapped in, after the swap.
 	OnSwap func(s *Snapshot)
+	// OnRefuse, when set, is called once for every snapshot refused because its manifest
+	// does not describe a whole snapshot (snapshot.ErrInvalidManifest).
+	OnRefuse func(id string)
 }
 
 // Holder holds the current snapshot and keeps it current: it loads the snapshot the
@@ -52,6 +55,11 @@ type Holder struct {
 	// ptrTag is the version of the pointer that the snapshot being served was loaded from
 	// (see pointer); "" forces the next poll to read it whole. Guarded by mu.
 	ptrTag string
+	// refused is the id of the last snapshot refused for an invalid manifest, and why: a
+	// manifest is never rewritten, so the polls that follow answer the same refusal without
+	// reading it again (up to 256 MiB each) until the pointer names another. Guarded by mu.
+	refused    string
+	refusedErr error
 }
 
 // New returns a Holder with no snapshot until Start.
@@ -141,13 +149,15 @@ func (d *Holder) logResult(err error) {
 	case err == nil && d.lastErr != "":
 		d.log.Info("snapshot source recovered")
 	case err != nil && err.Error() != d.lastErr:
-		level := slog.LevelWarn
-		if errors.Is(err, snapshot.ErrNoSnapshot) {
+		level, msg := slog.LevelWarn, "snapshot refresh failed; the snapshot being served stays"
+		switch {
+		case errors.Is(err, snapshot.ErrNoSnapshot):
 			level = slog.LevelInfo
+		case errors.Is(err, snapshot.ErrInvalidManifest):
+			level, msg = slog.LevelError, "snapshot refused: its manifest does not describe a whole snapshot; the snapshot being served stays"
 		}
 		cur := d.Current()
-		d.log.Log(context.Background(), level, "snapshot refresh failed; the snapshot being served stays",
-			"serving", snapshotID(cur), "error", err)
+		d.log.Log(context.Background(), level, msg, "serving", snapshotID(cur), "error", err)
 	}
 	if err == nil {
 		d.lastErr = ""
@@ -195,7 +205,13 @@ func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 		d.ptrTag = tag
 		return nil
 	}
+	if p.ID == d.refused {
+		return d.refusedErr
+	}
 	l, err := d.load(ctx, p, cur, reuse)
+	if errors.Is(err, snapshot.ErrInvalidManifest) {
+		d.refuse(p.ID, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -230,6 +246,15 @@ func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
 	}
 	return nil
+}
+
+// refuse records that snapshot id was refused for an invalid manifest: the snapshot being
+// served stays, and the cache keeps it (nothing is saved or pruned).
+func (d *Holder) refuse(id string, err error) {
+	d.refused, d.refusedErr = id, err
+	if d.opts.OnRefuse != nil {
+		d.opts.OnRefuse(id)
+	}
 }
 
 // loaded is a snapshot a refresh loaded.

@@ -96,7 +96,42 @@ func (s *Snapshot) planDelta(d *snapshot.Delta, reuse []docIndex) (changes []rou
 	if n != d.Counts.Documents {
 		return nil, nil, nil, fmt.Errorf("%w: %d documents, the delta counts %d", errDeltaUnusable, n, d.Counts.Documents)
 	}
+	if err := s.checkDelta(d, removed); err != nil {
+		return nil, nil, nil, err
+	}
 	return changes, docs, missing, nil
+}
+
+// checkDelta checks that d over s leaves a whole snapshot, as snapshot.Manifest.Check does
+// for a manifest: its courses and classes as d counts them, and every route every snapshot
+// has. removed are the routes of s that d removes.
+func (s *Snapshot) checkDelta(d *snapshot.Delta, removed map[string]bool) error {
+	courses, classes := s.head.Counts.Courses, s.head.Counts.Classes // s's were checked when it was loaded
+	count := func(r string, by int) {
+		switch {
+		case snapshot.IsClassRoute(r):
+			classes += by
+		case snapshot.IsCourseRoute(r):
+			courses += by
+		}
+	}
+	for r := range removed {
+		count(r, -1)
+	}
+	for r := range d.Documents {
+		if s.lookup(r) == nil {
+			count(r, 1)
+		}
+	}
+	if courses != d.Counts.Courses || classes != d.Counts.Classes {
+		return fmt.Errorf("%w: %d courses and %d classes, the delta counts %d and %d", errDeltaUnusable, courses, classes, d.Counts.Courses, d.Counts.Classes)
+	}
+	for _, r := range snapshot.RequiredRoutes() {
+		if _, added := d.Documents[r]; !added && (removed[r] || s.lookup(r) == nil) {
+			return fmt.Errorf("%w: the snapshot would have no document %s", errDeltaUnusable, r)
+		}
+	}
+	return nil
 }
 
 // with returns s with changes made, their documents taken from docs by hash, as the

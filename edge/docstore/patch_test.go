@@ -27,9 +27,10 @@ import (
 func publish(t *testing.T, st store.Store, id, base string, docs map[string]string, touched []string) {
 	t.Helper()
 	ctx := context.Background()
+	whole(docs)
 	m := &snapshot.Manifest{ID: id, BuiltAt: published, Today: "2027-03-01", Timezone: "UTC",
-		Counts: snapshot.Counts{Documents: len(docs)}, Documents: map[string]snapshot.Entry{},
-		Build: &snapshot.Build{Trigger: snapshot.TriggerChange, Incremental: base != "", Base: base}}
+		Documents: map[string]snapshot.Entry{},
+		Build:     &snapshot.Build{Trigger: snapshot.TriggerChange, Incremental: base != "", Base: base}}
 	for route, body := range docs {
 		h := snapshot.Hash([]byte(body))
 		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body))}
@@ -40,6 +41,7 @@ func publish(t *testing.T, st store.Store, id, base string, docs map[string]stri
 			t.Fatal(err)
 		}
 	}
+	m.Counts = snapshot.CountsOf(m.Documents)
 	if base != "" {
 		putJSON(t, st, snapshot.DeltaKey(id), snapshot.NewDelta(m, base, touched))
 	}
@@ -138,6 +140,8 @@ func (c catalogue) change(r *rand.Rand, route, tag string) bool {
 		return false
 	case n < 5:
 		c[route] = fmt.Sprintf(`{"route":%q,"v":%q}`, route, tag)
+	case n < 7 && slices.Contains(snapshot.RequiredRoutes(), route): // never removed by a build
+		c[route] = fmt.Sprintf(`{"route":%q,"v":%q}`, route, tag)
 	case n < 7:
 		delete(c, route)
 	case n < 9: // rendered again, the same
@@ -152,8 +156,8 @@ func (c catalogue) change(r *rand.Rand, route, tag string) bool {
 // load of its manifest, through 30 change builds in a row, each over the last: classes
 // changed, removed, added (in the pages, past them, far above them in the map, and into
 // the pages from the map as the classes grow), rendered again unchanged or given another
-// route's document, courses and course list variants changed, removed and added, and
-// rounds that remove most classes and add them back. Each is loaded from its delta (the
+// route's document, courses changed, removed and added, course lists changed (a build never
+// removes one), and rounds that remove most classes and add them back. Each is loaded from its delta (the
 // manifest is never read), and leaves the snapshot it was made from as it was.
 func TestPatchEqualsFullLoad(t *testing.T) {
 	st := &countingStore{Store: store.NewLocal(t.TempDir()).Unsynced()} // a test's: syncs would take most of its time
@@ -257,6 +261,14 @@ func TestDeltaNotUsable(t *testing.T) {
 		}, true},
 		// A removal left out: applied, it would serve class 2 still.
 		{"documents miscounted", func(d *snapshot.Delta) any { d.Removed = nil; return d }, true},
+		// Applied, these would leave a snapshot that is not whole (snapshot.Manifest.Check).
+		{"a route every snapshot has removed", func(d *snapshot.Delta) any {
+			d.Removed = append(d.Removed, snapshot.RoutePopular)
+			d.Counts.Documents--
+			return d
+		}, true},
+		{"classes miscounted", func(d *snapshot.Delta) any { d.Counts.Classes++; return d }, true},
+		{"courses miscounted", func(d *snapshot.Delta) any { d.Counts.Courses--; return d }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

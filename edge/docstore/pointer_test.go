@@ -68,8 +68,9 @@ var published = time.Date(2027, 3, 1, 12, 0, 5, 0, time.UTC)
 func put(t *testing.T, st store.Store, id, base string, docs map[string]string, prev map[string]string) {
 	t.Helper()
 	ctx := context.Background()
+	whole(docs)
 	m := &snapshot.Manifest{ID: id, BuiltAt: published, Today: "2027-03-01", Timezone: "UTC",
-		Counts: snapshot.Counts{Documents: len(docs)}, Documents: map[string]snapshot.Entry{}}
+		Documents: map[string]snapshot.Entry{}}
 	var touched []string
 	for route, body := range docs {
 		h := snapshot.Hash([]byte(body))
@@ -86,11 +87,26 @@ func put(t *testing.T, st store.Store, id, base string, docs map[string]string, 
 			touched = append(touched, route)
 		}
 	}
+	m.Counts = snapshot.CountsOf(m.Documents)
 	if base != "" {
 		putJSON(t, st, snapshot.DeltaKey(id), snapshot.NewDelta(m, base, touched))
 	}
 	putJSON(t, st, snapshot.ManifestKey(id), m)
 	putJSON(t, st, snapshot.PointerKey, snapshot.Pointer{ID: id, PublishedAt: published, Previous: []string{}, Base: base})
+}
+
+// whole adds to docs, in place, the routes every snapshot has (snapshot.RequiredRoutes)
+// that it lacks, with the documents the builder renders for a catalogue without courses:
+// a manifest without them is refused.
+func whole(docs map[string]string) {
+	for _, r := range snapshot.RequiredRoutes() {
+		if _, ok := docs[r]; !ok {
+			docs[r] = `{"data":[]}`
+			if r == snapshot.RoutePopular {
+				docs[r] = `[]`
+			}
+		}
+	}
 }
 
 func putJSON(t *testing.T, st store.Store, key string, v any) {

@@ -183,15 +183,18 @@ func idOf(route, prefix string, name func(int64) string) (int64, bool) {
 	return id, err == nil && id > 0 && name(id) == route
 }
 
-// checkManifest refuses a manifest whose entries could not name an object: a hash that is
-// not 64 lowercase hex digits would make an invalid object key.
+// checkManifest refuses a manifest whose entries could not name an object (a hash that is
+// not 64 lowercase hex digits would make an invalid object key), and one that does not
+// describe a whole snapshot (snapshot.Manifest.Check).
 func checkManifest(m *snapshot.Manifest) error {
 	for route, e := range m.Documents {
 		if _, ok := parseHash(e.Hash); !ok {
 			return fmt.Errorf("check manifest %s: route %s has a malformed hash %q", m.ID, route, e.Hash)
 		}
 	}
-	return nil
+	// An empty or partial manifest would blank the catalogue it replaces (and the disk
+	// cache, once saved): refused, with an error wrapping snapshot.ErrInvalidManifest.
+	return m.Check()
 }
 
 // parseHash decodes a hash written as 64 lowercase hex digits, the only form object keys

@@ -32,7 +32,8 @@ type Metrics struct {
 	pointerToServed prometheus.Histogram
 	snapshotDay     prometheus.Gauge // the day the snapshot was built for, as Unix time
 	daysBehind      prometheus.Gauge // the edge's today minus that day, in days
-	snapshotMu      sync.Mutex       // makes the reset and set of snapshot one step
+	refused         prometheus.Counter
+	snapshotMu      sync.Mutex // makes the reset and set of snapshot one step
 
 	// routes caches the children of requests and latency per (route, status), so that the
 	// request path does no label lookup. Copied on write: readers never lock, and a new
@@ -109,6 +110,10 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		Name: "catalogue_edge_snapshot_days_behind",
 		Help: "Days between the edge's today (timezone) and the day the snapshot being served was rendered for: above 0, builds are failing or refused and static documents describe an earlier day than the search.",
 	}))
+	m.refused = Register(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "catalogue_edge_snapshot_refused_total",
+		Help: "Snapshots refused because their manifest does not describe a whole snapshot (its documents do not match its counts, or a route every snapshot has is missing); the snapshot served before stays, and so does edge.cache_dir.",
+	}))
 	Register(reg, collectors.NewGoCollector())
 	Register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.routes.Store(&map[routeStatus]routeObservers{})
@@ -150,6 +155,9 @@ func (m *Metrics) SnapshotLoaded(id string, builtAt, publishedAt time.Time) {
 		m.pointerToServed.Observe(max(time.Since(publishedAt), 0).Seconds())
 	}
 }
+
+// SnapshotRefused counts a snapshot refused for an invalid manifest.
+func (m *Metrics) SnapshotRefused() { m.refused.Inc() }
 
 // SnapshotDay records the day the snapshot being served was rendered for, and how many
 // days the edge's own today is past it.
