@@ -14,12 +14,12 @@ func (s *Server) handleStray(c echo.Context) error {
 	return s.stray(c, fail(ErrNotFound, "Not Found."))
 }
 
-// stray counts a request that reached no endpoint against its client's address
-// (auth.Gate.Stray) and returns its answer: answer itself, or the refusal once the
-// address is over its allowance. Only anonymous traffic is bounded so: under /public an
+// stray counts a request that reached no endpoint against its client's address, or against
+// its token or student when it carries a valid one (auth.Gate.Stray, D44), and returns its
+// answer: answer itself, or the refusal once that allowance is used up. Under /public an
 // unknown path is answered to a valid token only, and counted like any request of it.
 func (s *Server) stray(c echo.Context, answer error) error {
-	err := s.auth.Stray(c.Request().Context(), clientAddr(c))
+	err := s.auth.Stray(c.Request().Context(), c.Request().Header, clientAddr(c))
 	var r *auth.Refusal
 	if errors.As(err, &r) {
 		return s.refuse(c, r)

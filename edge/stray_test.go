@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/trainingco/catalogue/config"
 )
 
 // TestStrayRequestsLimitedPerAddress: requests that reach no endpoint need no token, so
@@ -52,5 +54,50 @@ func TestStrayRequestsLimitedPerAddress(t *testing.T) {
 		if diff := gocmp.Diff(tt.want, env.send(tt.r)); diff != "" {
 			t.Errorf("%s after 60 stray requests mismatch (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestAuthenticatedStraysSpareTheAddress checks D44: a refused method or an unknown path
+// outside /public that carries a valid API token or JWT never counts against its address,
+// so a client with a good token cannot get everyone behind its address refused. It counts
+// against its token or student instead, like any request of theirs: answered while within
+// that limit, 429 with the token's headers once it is used up.
+func TestAuthenticatedStraysSpareTheAddress(t *testing.T) {
+	env := newJWTEnv(t, func(c *config.Config) { c.Edge.RateLimit = 4 })
+	notFound := response{Status: 404, Body: `{"message":"Not Found."}` + "\n", Headers: map[string]string{"Content-Type": jsonContentType}}
+	notAllowed := response{Status: 405, Body: `{"message":"Method Not Allowed."}` + "\n", Headers: map[string]string{"Content-Type": jsonContentType}}
+	student := bearerOf(studentJWT(t, env, "7"))
+	for i, tt := range []struct {
+		r    req
+		want response
+	}{
+		{req{method: http.MethodPost, target: "/api/v2/public/courses", auth: env.bearer()}, notAllowed},
+		{req{method: http.MethodDelete, target: "/", auth: env.bearer()}, notAllowed},
+		{req{target: "/wp-login.php", auth: env.bearer()}, notFound},
+		{req{method: http.MethodPut, target: course1, auth: student}, notAllowed},
+		{req{target: "/api/v2/nope", auth: student}, notFound},
+	} {
+		if diff := gocmp.Diff(tt.want, env.send(tt.r)); diff != "" {
+			t.Fatalf("authenticated stray request %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+	}
+	// Five authenticated strays, over the address's allowance of four: it still has it whole.
+	for i := range 4 {
+		if got := env.send(req{target: "/wp-login.php"}); got.Status != 404 {
+			t.Fatalf("anonymous stray request %d after the authenticated ones: status %d, want 404", i+1, got.Status)
+		}
+	}
+	if got := env.send(req{target: "/wp-login.php"}); got.Status != 429 {
+		t.Errorf("fifth anonymous stray request: status %d, want 429", got.Status)
+	}
+	// The token has used three of its four: one more stray is answered, the next refused as
+	// the token's, and the address's refusal does not touch it.
+	if diff := gocmp.Diff(notAllowed, env.send(req{method: http.MethodPatch, target: "/", auth: env.bearer()})); diff != "" {
+		t.Errorf("the token's fourth stray request mismatch (-want +got):\n%s", diff)
+	}
+	tokenLimited := response{Status: 429, Body: bodyTooMany, Headers: map[string]string{"Content-Type": jsonContentType,
+		"Retry-After": "60", "X-RateLimit-Reset": strconv.FormatInt(authT0Unix+60, 10), "X-RateLimit-Limit": "4", "X-RateLimit-Remaining": "0"}}
+	if diff := gocmp.Diff(tokenLimited, env.send(req{method: http.MethodPatch, target: "/", auth: env.bearer()})); diff != "" {
+		t.Errorf("the token's fifth stray request mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -305,10 +305,30 @@ func (g *Gate) failed(ctx context.Context, addr string) (Admission, error) {
 }
 
 // Stray counts a request that reached no endpoint (an unknown path outside /public, a
-// method the edge refuses) against its address like a failed authentication, and refuses it
-// with a *Refusal once the address has used up its allowance. Such requests need no token:
-// unbounded, they would be answered, and logged, as fast as anyone can send them.
-func (g *Gate) Stray(ctx context.Context, addr string) error {
+// method the edge refuses) and refuses it with a *Refusal once its allowance is used up.
+// Such requests need no token: unbounded, they would be answered, and logged, as fast as
+// anyone can send them. One with a valid token or JWT counts against that token or student
+// (Admit), never against its address (D44): a client with a good token must not get everyone
+// behind its address refused. Any other counts against its address like a failed
+// authentication, and is answered (nil) while the address is within its allowance.
+func (g *Gate) Stray(ctx context.Context, h http.Header, addr string) error {
+	if _, ok := bearerToken(h); !ok {
+		return g.strayAddress(ctx, addr)
+	}
+	_, err := g.Admit(ctx, h, addr) // an invalid credential is counted against addr there
+	var r *Refusal
+	switch {
+	case err == nil || errors.Is(err, ErrLimiterFailed) || errors.Is(err, ErrUnauthenticated):
+		return nil
+	case errors.As(err, &r) && r.Kind == ErrNotLoaded:
+		// The token cannot be checked yet: counted as anonymous.
+		return g.strayAddress(ctx, addr)
+	}
+	return err
+}
+
+// strayAddress counts a stray request against its address.
+func (g *Gate) strayAddress(ctx context.Context, addr string) error {
 	if d, err := g.failures.Allow(ctx, failureKey(addr), g.opts.RateLimit); err == nil && !d.Allowed {
 		return &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
 	}
