@@ -91,7 +91,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	// No cache may keep an error (D45): a CDN would answer a 404 or a 503 for its default
 	// lifetime after the cause is gone.
 	h["Cache-Control"] = hdrNoStore
-	if status >= 500 && !errors.Is(err, search.ErrBadDate) {
+	if errors.Is(err, errNotReady) {
+		// A probe while the edge starts: expected, and asked every few seconds.
+		s.log.Debug("not ready", "path", c.Request().URL.Path, "reason", msg)
+	} else if status >= 500 && !errors.Is(err, search.ErrBadDate) {
 		s.log.Error("request failed", "status", status, "method", c.Request().Method,
 			"path", telemetry.LoggedPath(c.Request().URL.Path), "request_id", h.Get(echo.HeaderXRequestID), "error", err)
 	}

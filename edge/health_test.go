@@ -1,6 +1,9 @@
 package edge
 
 import (
+	"context"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,5 +55,48 @@ func TestNotReadyThenReady(t *testing.T) {
 		if diff := cmp.Diff(tt.want, ts.get("GET", tt.target, nil, keep...)); diff != "" {
 			t.Errorf("after: GET %s mismatch (-want +got):\n%s", tt.target, diff)
 		}
+	}
+}
+
+// TestNotReadyWithoutTokens: an edge that has its snapshot but could not read the token set
+// (its replica unreachable at start) refuses every authenticated request, so /readyz says
+// 503 and a load balancer keeps it out (D26); the failed probe is logged at debug, not as an
+// error; /healthz still says the process runs.
+func TestNotReadyWithoutTokens(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	dropDatabase(t, env.dbURL)
+	var logs lockedBuffer
+	s, err := New(Options{Config: env.s.opts.Config, Store: env.s.opts.Store, Replica: env.replica,
+		Templates: env.s.opts.Templates, Now: env.clock.now,
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx)
+	if s.docs.Current() == nil {
+		t.Fatal("the snapshot is not loaded: this test needs one")
+	}
+	json := map[string]string{"Content-Type": "application/json"}
+	for _, tt := range []struct {
+		target string
+		want   response
+	}{
+		{"/healthz", response{200, json, `{"status":"ok"}` + "\n"}},
+		{"/readyz", response{503, json, `{"message":"The token list is not loaded yet."}` + "\n"}},
+	} {
+		if diff := cmp.Diff(tt.want, do(s.Handler(), "GET", tt.target, nil, "Content-Type")); diff != "" {
+			t.Errorf("GET %s mismatch (-want +got):\n%s", tt.target, diff)
+		}
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"path":"/readyz"`) && !strings.Contains(line, `"msg":"request"`) &&
+			!strings.Contains(line, `"level":"DEBUG"`) {
+			t.Errorf("the failed probe is logged above debug: %s", line)
+		}
+	}
+	if !strings.Contains(logs.String(), `"level":"DEBUG","msg":"not ready"`) {
+		t.Errorf("log lacks the failed probe at debug:\n%s", logs.String())
 	}
 }

@@ -101,8 +101,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv.Start(ctx) // background loaders stop with ctx
-	return serve(ctx, log, cfg.Edge.Listen, srv.Handler())
+	ln, err := net.Listen("tcp", cfg.Edge.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	// The port opens before the first loads, so that probes get /readyz's 503 rather than a
+	// refused connection while the snapshot and the token set load (up to the start
+	// timeout's 10 s when the store hangs).
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		srv.Start(ctx) // background loaders stop with ctx
+		// The first loads are done, loaded or not: /readyz says which. Tests of the binary
+		// wait for this line.
+		log.Info("started")
+	}()
+	defer func() { <-started }() // before the pools close: the first loads use them
+	return serve(ctx, log, ln, srv.Handler())
 }
 
 // localKeys bounds the keys an edge counts in memory while Redis is out.
@@ -194,13 +209,9 @@ func openPool(ctx context.Context, cfg config.Config, conns int32, statementTime
 	return pool, nil
 }
 
-// serve answers HTTP on addr until ctx is done, then stops accepting connections and waits
+// serve answers HTTP on ln until ctx is done, then stops accepting connections and waits
 // up to shutdownTimeout for the requests in flight.
-func serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
+func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handler) error {
 	// The actual address, so that tests and scripts listening on port 0 can find it.
 	log.Info("listening", "addr", ln.Addr().String())
 	hs := &http.Server{

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,9 +82,17 @@ func writeConfig(t *testing.T, yaml string) string {
 	return path
 }
 
-// started runs run with args until the test ends and returns the address it listens on and
-// a function that stops it and returns run's error and its log.
+// started runs run with args until the test ends, waits until its first loads are over
+// (its "started" line), and returns the address it listens on and a function that stops it
+// and returns run's error and its log.
 func started(t *testing.T, args ...string) (addr string, stop func() (string, error)) {
+	t.Helper()
+	return startedUntil(t, "started", args...)
+}
+
+// startedUntil is started waiting for the log line whose msg is until: "listening" returns
+// as soon as the port is open.
+func startedUntil(t *testing.T, until string, args ...string) (addr string, stop func() (string, error)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -96,13 +106,20 @@ func started(t *testing.T, args ...string) (addr string, stop func() (string, er
 	logged := make(chan struct{})
 	go func() {
 		defer close(logged)
+		listenAddr := ""
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			log.Write(sc.Bytes())
 			log.WriteByte('\n')
 			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addrs <- line.Addr
+			if json.Unmarshal(sc.Bytes(), &line) != nil {
+				continue
+			}
+			if line.Msg == "listening" {
+				listenAddr = line.Addr
+			}
+			if line.Msg == until {
+				addrs <- listenAddr
 			}
 		}
 	}()
@@ -124,9 +141,27 @@ func started(t *testing.T, args ...string) (addr string, stop func() (string, er
 	case err := <-done:
 		t.Fatalf("run returned before listening: %v", err)
 	case <-time.After(30 * time.Second):
-		t.Fatal("run did not log its address within 30 s")
+		t.Fatalf("run did not log %q within 30 s", until)
 	}
 	return "", nil
+}
+
+// waitReadyz polls base's /readyz until it answers status (with a body containing each of
+// bodyHas) and returns the last answer; it gives up after 30 s.
+func waitReadyz(t *testing.T, base string, status int, bodyHas ...string) (int, string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, body := get(t, base+"/readyz", "")
+		match := got == status
+		for _, s := range bodyHas {
+			match = match && strings.Contains(body, s)
+		}
+		if match || time.Now().After(deadline) {
+			return got, body
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // get returns the status and body of GET url.
@@ -194,7 +229,8 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	}
 }
 
-// TestRunWithDatabaseDown: the edge starts, and reports ready, with its database down.
+// TestRunWithDatabaseDown: the edge starts with its database down, serves its probes, and
+// reports not ready: it has its snapshot but no token set.
 func TestRunWithDatabaseDown(t *testing.T) {
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
@@ -202,12 +238,17 @@ func TestRunWithDatabaseDown(t *testing.T) {
 	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody:secret@127.0.0.1:9/nothing?sslmode=disable")
 	t.Setenv("CATALOGUE_STORE_URL", "file://"+storeDir)
 	addr, stop := started(t, "--listen", "127.0.0.1:0")
-	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200} {
-		if status, body := get(t, "http://"+addr+path, ""); status != want {
-			t.Errorf("GET %s: status %d (%s), want %d", path, status, body, want)
-		}
+	// Not ready: without the token set every authenticated request would be refused (D26).
+	if status, body := waitReadyz(t, "http://"+addr, 503, "The token list is not loaded yet."); status != 503 {
+		t.Errorf("GET /readyz: status %d (%s), want 503 once the snapshot is loaded", status, body)
+	}
+	if status, body := get(t, "http://"+addr+"/healthz", ""); status != 200 {
+		t.Errorf("GET /healthz: status %d (%s), want 200", status, body)
 	}
 	log, err := stop()
+	if strings.Contains(log, `"level":"ERROR","msg":"request failed","status":503,"method":"GET","path":"/readyz"`) {
+		t.Errorf("a probe that finds the edge not ready is logged as an error:\n%s", log)
+	}
 	if err != nil {
 		t.Errorf("run after cancel = %v, want nil", err)
 	}
@@ -255,5 +296,45 @@ func TestRunHelp(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestRunListensBeforeLoading: the port opens at once, before the first snapshot has
+// loaded; meanwhile /readyz answers 503 and /healthz 200 (D26), where a refused connection
+// would tell a probe nothing. The store here takes every request and answers none until
+// the test ends, so the first load is still waiting while the probes are answered.
+func TestRunListensBeforeLoading(t *testing.T) {
+	var held atomic.Int32      // requests the store is holding now
+	var abandoned atomic.Int32 // requests the edge gave up before the store answered
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		held.Add(1)
+		defer held.Add(-1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			abandoned.Add(1)
+		}
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}))
+	defer hang.Close()
+	defer close(release)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("CATALOGUE_STORE_URL", "s3://hangs/catalogue")
+	t.Setenv("CATALOGUE_STORE_ENDPOINT", hang.URL)
+	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody@127.0.0.1:9/nothing?sslmode=disable")
+	addr, _ := startedUntil(t, "listening", "--listen", "127.0.0.1:0")
+	for deadline := time.Now().Add(30 * time.Second); held.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // the first load's request on its way to the store
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 503} {
+		if status, body := get(t, "http://"+addr+path, ""); status != want {
+			t.Errorf("GET %s: status %d (%s), want %d", path, status, body, want)
+		}
+	}
+	if held.Load() == 0 || abandoned.Load() > 0 {
+		t.Errorf("the first load is not waiting on the store while the probes are answered (held %d, abandoned %d)",
+			held.Load(), abandoned.Load())
 	}
 }

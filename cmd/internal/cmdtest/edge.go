@@ -17,7 +17,7 @@ import (
 
 // Time limits of the edge's life in a test.
 const (
-	startTimeout = 30 * time.Second // from exec to the listening line
+	startTimeout = 30 * time.Second // from exec to the started line
 	stopTimeout  = 30 * time.Second // from SIGTERM to exit; the edge itself allows 20 s
 )
 
@@ -33,7 +33,7 @@ type Edge struct {
 }
 
 // StartEdge starts the edge on 127.0.0.1:0 with the environment of e plus extra, waits for
-// its listening line and returns it. When the test ends it is stopped with SIGTERM, and the
+// its first loads (its started line) and returns it. When the test ends it is stopped with SIGTERM, and the
 // test fails if it then does not exit 0 (with -race, a data race makes it exit 66).
 func (e *Env) StartEdge(t testing.TB, extra map[string]string) *Edge {
 	t.Helper()
@@ -72,7 +72,8 @@ func (e *Env) StartEdge(t testing.TB, extra map[string]string) *Edge {
 	return d
 }
 
-// waitListening waits for the JSON log line {"msg":"listening","addr":...} and returns addr.
+// waitListening waits for the JSON log lines {"msg":"listening","addr":...} and
+// {"msg":"started"} and returns addr.
 func (d *Edge) waitListening() (string, error) {
 	deadline := time.After(startTimeout)
 	for {
@@ -95,17 +96,29 @@ func (d *Edge) waitListening() (string, error) {
 	}
 }
 
-// listeningAddr returns the addr of the first listening line in logs, or "".
+// listeningAddr returns the addr of the first listening line in logs once the edge has also
+// logged "started" (its first loads of the snapshot and the token set are over, whether they
+// succeeded or not: it listens before them), or "".
 func listeningAddr(logs string) string {
 	sc := bufio.NewScanner(strings.NewReader(logs))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	addr, started := "", false
 	for sc.Scan() {
 		var l struct{ Msg, Addr string }
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "listening" && l.Addr != "" {
-			return l.Addr
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		switch {
+		case l.Msg == "listening" && l.Addr != "" && addr == "":
+			addr = l.Addr
+		case l.Msg == "started":
+			started = true
 		}
 	}
-	return ""
+	if !started {
+		return ""
+	}
+	return addr
 }
 
 // cleanup stops the edge if the test has not, and fails the test if it exits badly.
