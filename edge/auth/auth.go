@@ -261,9 +261,16 @@ func (g *Gate) Admit(ctx context.Context, h http.Header, addr string) (Admission
 	return g.limit(ctx, tl.key, tl.limit, "")
 }
 
-// admitStudent admits a request with a valid JWT, within the student's limit.
+// admitStudent admits a request with a valid JWT, within the student's limit. The
+// address's failed authentications are looked at first, without counting: one that has
+// used up its allowance still has its valid JWTs admitted (D44), but only with the keys
+// held, so that it cannot make the edge fetch the JWKS.
 func (g *Gate) admitStudent(ctx context.Context, token, addr string) (Admission, error) {
-	student, err := g.opts.JWT.Verify(ctx, token)
+	verify := g.opts.JWT.Verify
+	if d, err := g.failures.Peek(ctx, failureKey(addr), g.opts.RateLimit); err == nil && !d.Allowed {
+		verify = g.opts.JWT.VerifyWithKeysHeld
+	}
+	student, err := verify(ctx, token)
 	if err != nil {
 		return g.failed(ctx, addr)
 	}

@@ -117,11 +117,23 @@ func NewJWTVerifier(ctx context.Context, o JWTOptions) (*JWTVerifier, error) {
 }
 
 // Verify checks token (D30) and returns the student it names (D31): a non-empty string, or
-// an integer in decimal. Every refusal wraps ErrInvalidJWT. ctx bounds a JWKS refresh that
-// a key id not yet known may trigger.
+// an integer in decimal. Every refusal wraps ErrInvalidJWT. A key id not yet known
+// triggers a JWKS fetch (at most one per cooldown); ctx bounds the wait for it, not the
+// fetch.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (string, error) {
+	return v.verify(ctx, token, true)
+}
+
+// VerifyWithKeysHeld is Verify without fetching the JWKS: a JWT naming a key id the set
+// does not hold is refused. The gate uses it for an address that has used up its
+// allowance of failed authentications, which must not make the edge fetch (D23).
+func (v *JWTVerifier) VerifyWithKeysHeld(ctx context.Context, token string) (string, error) {
+	return v.verify(ctx, token, false)
+}
+
+func (v *JWTVerifier) verify(ctx context.Context, token string, fetch bool) (string, error) {
 	var claims jwt.MapClaims
-	if _, err := v.parser.ParseWithClaims(token, &claims, v.keyfunc(ctx)); err != nil {
+	if _, err := v.parser.ParseWithClaims(token, &claims, v.keyfunc(ctx, fetch)); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidJWT, err)
 	}
 	student, err := studentOf(claims[v.claim])
@@ -135,7 +147,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (string, error) 
 // key comes from, and the key must be of the kind that algorithm uses, so an HS256 token
 // is never checked against a public key taken as an HMAC secret, nor an RS256 token against
 // an "oct" key of the JWKS.
-func (v *JWTVerifier) keyfunc(ctx context.Context) jwt.Keyfunc {
+func (v *JWTVerifier) keyfunc(ctx context.Context, fetch bool) jwt.Keyfunc {
 	return func(t *jwt.Token) (any, error) {
 		alg := t.Method.Alg()
 		if alg == algHS256 {
@@ -147,7 +159,7 @@ func (v *JWTVerifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		if v.jwks == nil {
 			return nil, fmt.Errorf("%s needs edge.jwt.jwks_url", alg)
 		}
-		return v.jwks.key(ctx, t, func(k any) bool { return fits(alg, k) })
+		return v.jwks.key(ctx, t, func(k any) bool { return fits(alg, k) }, fetch)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -137,7 +138,8 @@ type JWKS struct {
 
 	mu     sync.Mutex
 	body   []byte
-	status int // 0: 200 with body
+	status int           // 0: 200 with body
+	delay  time.Duration // how long each answer takes (SetDelay)
 }
 
 // NewJWKS starts a JWKS endpoint publishing keys; it stops when the test ends.
@@ -154,8 +156,9 @@ func NewJWKS(t testing.TB, keys ...Key) *JWKS {
 func (j *JWKS) serve(w http.ResponseWriter, _ *http.Request) {
 	j.fetches.Add(1)
 	j.mu.Lock()
-	body, status := j.body, j.status
+	body, status, delay := j.body, j.status, j.delay
 	j.mu.Unlock()
+	time.Sleep(delay)
 	if status != 0 {
 		http.Error(w, "unavailable", status)
 		return
@@ -192,6 +195,13 @@ func (j *JWKS) Fail(status int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.status = status
+}
+
+// SetDelay makes every later answer take d: a slow identity provider.
+func (j *JWKS) SetDelay(d time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.delay = d
 }
 
 // Fetches is the number of requests the endpoint has answered.
