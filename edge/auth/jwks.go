@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -70,6 +71,14 @@ type jwks struct {
 	mu     sync.Mutex           // guards next
 	next   time.Time            // before it, an unknown key id triggers no fetch
 }
+
+// Bounds of a JWKS response: an identity provider publishes a handful of keys in a few
+// kilobytes; anything much larger is a fault or an attack, refused whole (the keys fetched
+// before stay in force) before it costs the edge more than about this much memory.
+const (
+	MaxJWKSSize = 1 << 20 // bytes of the response body
+	MaxJWKSKeys = 100     // keys in the set
+)
 
 // errCooldown is the result of a fetch an unknown key id asked for within the cooldown.
 var errCooldown = errors.New("the JWKS was fetched less than edge.jwt's cooldown ago")
@@ -155,7 +164,7 @@ func (k *jwks) fetchLogged() error {
 
 // fetch reads the set at the URL, on the verifier's context and within Timeout, and puts it
 // in force, whole. Keys of a type the library does not support are left out; any other
-// bad key fails the fetch.
+// bad key, or a response past MaxJWKSSize or MaxJWKSKeys, fails the fetch.
 func (k *jwks) fetch() error {
 	ctx, cancel := context.WithTimeout(k.ctx, k.o.Timeout)
 	defer cancel()
@@ -171,12 +180,30 @@ func (k *jwks) fetch() error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("fetch JWKS: status %d", resp.StatusCode)
 	}
-	var set jwkset.JWKSMarshal
-	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxJWKSSize+1))
+	if err != nil {
+		return fmt.Errorf("fetch JWKS: %w", err)
+	}
+	if len(body) > MaxJWKSSize {
+		return fmt.Errorf("fetch JWKS: the response is over %d bytes", MaxJWKSSize)
+	}
+	// The keys are counted before any is decoded: a raw key costs its bytes and a slice
+	// header, a decoded one several hundred bytes.
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &set); err != nil {
 		return fmt.Errorf("fetch JWKS: decode: %w", err)
 	}
+	if len(set.Keys) > MaxJWKSKeys {
+		return fmt.Errorf("fetch JWKS: %d keys, at most %d accepted", len(set.Keys), MaxJWKSKeys)
+	}
 	keys := make([]jwkset.JWK, 0, len(set.Keys))
-	for _, m := range set.Keys {
+	for _, raw := range set.Keys {
+		var m jwkset.JWKMarshal
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("fetch JWKS: decode a key: %w", err)
+		}
 		jwk, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{Private: true}, jwkset.JWKValidateOptions{})
 		switch {
 		case errors.Is(err, jwkset.ErrUnsupportedKey):

@@ -3,9 +3,12 @@ package auth_test
 import (
 	"context"
 	"crypto/elliptic"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,5 +107,62 @@ func TestLimitedAddressTriggersNoJWKSFetch(t *testing.T) {
 	}
 	if n := srv.Fetches() - before; n != 1 {
 		t.Errorf("%d fetches of the JWKS, want 1 (for the other address)", n)
+	}
+}
+
+// rawJWKS is the JSON of a JWK Set of keys, with a member "padding" of n bytes beside them.
+func rawJWKS(t *testing.T, n int, keys ...jwttest.Key) []byte {
+	t.Helper()
+	set := map[string]any{"padding": strings.Repeat("x", n)}
+	var jwks []map[string]string
+	for _, k := range keys {
+		jwks = append(jwks, k.JWK())
+	}
+	set["keys"] = jwks
+	b, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestJWKSBounded: a JWKS response over 1 MiB, or holding more than 100 keys, is refused
+// whole (issue 23, defect 6: a 200 MB body took the edge from 27 MB to 700 MB), and the
+// keys fetched before stay in force; one of 100 keys, just under 1 MiB, is accepted.
+func TestJWKSBounded(t *testing.T) {
+	old := jwttest.RSA(t, "2027-01", 2048)
+	many := []jwttest.Key{old}
+	for i := range 100 {
+		many = append(many, jwttest.Ed25519(t, fmt.Sprintf("ed-%03d", i)))
+	}
+	newest := many[len(many)-1]
+	for _, tt := range []struct {
+		name   string
+		body   func() []byte
+		accept bool
+	}{
+		{"over 1 MiB", func() []byte { return rawJWKS(t, 1<<20, old, newest) }, false},
+		{"101 keys", func() []byte { return rawJWKS(t, 0, many...) }, false},
+		{"just under 1 MiB", func() []byte {
+			b := rawJWKS(t, 0, old, newest) // with an empty padding
+			return rawJWKS(t, 1<<20-len(b), old, newest)
+		}, true},
+		{"100 keys", func() []byte { return rawJWKS(t, 0, many[1:]...) }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := jwttest.NewJWKS(t, old)
+			v := newVerifier(t, auth.JWTOptions{JWKSURL: srv.URL, JWKS: fastJWKS})
+			srv.PublishRaw(tt.body())
+			time.Sleep(2 * fastJWKS.Cooldown)
+			_, err := v.Verify(t.Context(), newest.Sign(t, valid())) // an unknown kid: a fetch
+			if accepted := err == nil; accepted != tt.accept {
+				t.Errorf("Verify with a key of the new set: %v, want accepted %v", err, tt.accept)
+			}
+			if !tt.accept {
+				if _, err := v.Verify(t.Context(), old.Sign(t, valid())); err != nil {
+					t.Errorf("Verify with the key fetched before: %v", err)
+				}
+			}
+		})
 	}
 }
