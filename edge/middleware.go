@@ -42,10 +42,17 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 	h["X-Content-Type-Options"] = nosniff // set before the handler, so errors carry it too
 	pattern := ""
 	var err error
-	if s.allowedMethod(req.Method) {
+	switch {
+	case req.Method == http.MethodGet || req.Method == http.MethodHead:
 		err = s.call(c, next)
 		pattern = c.Path()
-	} else {
+	case s.preflight(req):
+		// Counted against the address like any anonymous request (D44), then answered by cors.
+		if err = s.countPreflight(c); err == nil {
+			err = s.call(c, next)
+			pattern = c.Path()
+		}
+	default:
 		err = s.stray(c, fail(ErrMethod, "Method Not Allowed."))
 	}
 	if err != nil {
@@ -76,17 +83,13 @@ func (s *Server) requestID(h http.Header) []string {
 	return id
 }
 
-// allowedMethod reports whether the request's method gets past the front middleware: GET
-// and HEAD, and OPTIONS when CORS is configured (the browsers' preflight, answered by cors).
-// Every other method gets 405 with Allow: GET, HEAD (D24), whether the path exists or not.
-func (s *Server) allowedMethod(method string) bool {
-	switch method {
-	case http.MethodGet, http.MethodHead:
-		return true
-	case http.MethodOptions:
-		return len(s.cfg.CORSOrigins) > 0
-	}
-	return false
+// preflight reports whether req is a CORS preflight the front middleware lets through to
+// cors: an OPTIONS with Origin and Access-Control-Request-Method, when CORS is configured.
+// Any other OPTIONS, like every method but GET and HEAD, gets 405 with Allow: GET, HEAD
+// (D24), whether the path exists or not.
+func (s *Server) preflight(req *http.Request) bool {
+	return req.Method == http.MethodOptions && len(s.cfg.CORSOrigins) > 0 &&
+		req.Header.Get(echo.HeaderOrigin) != "" && req.Header.Get(echo.HeaderAccessControlRequestMethod) != ""
 }
 
 // call runs next and turns a panic in it into a 500 with the usual JSON body; the error

@@ -146,3 +146,58 @@ func TestCORS(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightLimitedPerAddress checks D44 and D24 for OPTIONS when edge.cors_origins is
+// set: a CORS preflight (Origin and Access-Control-Request-Method) is counted against its
+// address like any anonymous request, so a flood of them is refused with 429 once the
+// address's allowance is used up, sharing it with the address's failed authentications; an
+// OPTIONS that is no preflight is a method the API does not answer: 405.
+func TestPreflightLimitedPerAddress(t *testing.T) {
+	cfg := testConfig()
+	cfg.Edge.RateLimit = 3
+	cfg.Edge.CORSOrigins = []string{"https://shop.example"}
+	ts := newTestServer(t, openStore(t, buildertest.NewLocalStore(t)), cfg)
+	send := func(remote string, hdr map[string]string) response {
+		req := httptest.NewRequest(http.MethodOptions, "/api/v2/public/course/1", nil)
+		req.RemoteAddr = remote
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		got := response{Status: rec.Code, Headers: map[string]string{}}
+		for _, k := range []string{"Allow", "Retry-After", "Access-Control-Allow-Origin"} {
+			if v := rec.Header().Get(k); v != "" {
+				got.Headers[k] = v
+			}
+		}
+		return got
+	}
+	preflight := map[string]string{"Origin": "https://shop.example", "Access-Control-Request-Method": "GET",
+		"Access-Control-Request-Headers": "authorization"}
+	allowed := response{Status: 204, Headers: map[string]string{"Access-Control-Allow-Origin": "https://shop.example"}}
+	for i := range 3 {
+		if diff := cmp.Diff(allowed, send("192.0.2.1:1234", preflight)); diff != "" {
+			t.Fatalf("preflight %d mismatch (-want +got):\n%s", i+1, diff)
+		}
+	}
+	if diff := cmp.Diff(response{Status: 429, Headers: map[string]string{"Retry-After": "60"}}, send("192.0.2.1:1234", preflight)); diff != "" {
+		t.Errorf("fourth preflight from the address mismatch (-want +got):\n%s", diff)
+	}
+	if got := do(ts.Handler(), http.MethodGet, "/api/v2/public/course/1", nil); got.Status != 429 {
+		t.Errorf("an anonymous GET from the address after three preflights: status %d, want 429", got.Status)
+	}
+	if diff := cmp.Diff(allowed, send("198.51.100.7:4000", preflight)); diff != "" {
+		t.Errorf("a preflight from another address mismatch (-want +got):\n%s", diff)
+	}
+	notAllowed := response{Status: 405, Headers: map[string]string{"Allow": "GET, HEAD"}}
+	for name, hdr := range map[string]map[string]string{
+		"no Origin":                          nil,
+		"no Access-Control-Request-Method":   {"Origin": "https://shop.example"},
+		"only Access-Control-Request-Method": {"Access-Control-Request-Method": "GET"},
+	} {
+		if diff := cmp.Diff(notAllowed, send("203.0.113.9:5000", hdr)); diff != "" {
+			t.Errorf("OPTIONS with %s mismatch (-want +got):\n%s", name, diff)
+		}
+	}
+}

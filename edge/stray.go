@@ -19,7 +19,18 @@ func (s *Server) handleStray(c echo.Context) error {
 // answer: answer itself, or the refusal once that allowance is used up. Under /public an
 // unknown path is answered to a valid token only, and counted like any request of it.
 func (s *Server) stray(c echo.Context, answer error) error {
-	err := s.auth.Stray(c.Request().Context(), c.Request().Header, clientAddr(c))
+	req := c.Request()
+	return s.refusedOr(c, s.auth.Stray(req.Context(), req.Header, clientAddr(c)), answer)
+}
+
+// countPreflight counts a CORS preflight against its client's address like any anonymous
+// request (D44), and returns nil while the address is within its allowance.
+func (s *Server) countPreflight(c echo.Context) error {
+	return s.refusedOr(c, s.auth.CountAddress(c.Request().Context(), clientAddr(c)), nil)
+}
+
+// refusedOr answers a refusal of auth, or returns answer.
+func (s *Server) refusedOr(c echo.Context, err, answer error) error {
 	var r *auth.Refusal
 	if errors.As(err, &r) {
 		return s.refuse(c, r)

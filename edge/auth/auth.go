@@ -320,7 +320,7 @@ func (g *Gate) failed(ctx context.Context, addr string) (Admission, error) {
 // authentication, and is answered (nil) while the address is within its allowance.
 func (g *Gate) Stray(ctx context.Context, h http.Header, addr string) error {
 	if _, ok := bearerToken(h); !ok {
-		return g.strayAddress(ctx, addr)
+		return g.CountAddress(ctx, addr)
 	}
 	_, err := g.Admit(ctx, h, addr) // an invalid credential is counted against addr there
 	var r *Refusal
@@ -329,13 +329,15 @@ func (g *Gate) Stray(ctx context.Context, h http.Header, addr string) error {
 		return nil
 	case errors.As(err, &r) && r.Kind == ErrNotLoaded:
 		// The token cannot be checked yet: counted as anonymous.
-		return g.strayAddress(ctx, addr)
+		return g.CountAddress(ctx, addr)
 	}
 	return err
 }
 
-// strayAddress counts a stray request against its address.
-func (g *Gate) strayAddress(ctx context.Context, addr string) error {
+// CountAddress counts an anonymous request against its address's allowance of failures,
+// and refuses it with a *Refusal once that is used up: a stray request without a valid
+// credential, or a CORS preflight, which never carries one (D44).
+func (g *Gate) CountAddress(ctx context.Context, addr string) error {
 	if d, err := g.failures.Allow(ctx, failureKey(addr), g.opts.RateLimit); err == nil && !d.Allowed {
 		return &Refusal{Kind: ErrRateLimited, Scope: "address", Decision: d}
 	}
