@@ -52,7 +52,7 @@ func TestServeRetriesAfterAFailedRun(t *testing.T) {
 		AfterRun: func(res publish.Result, err error) {
 			outcomes = append(outcomes, err)
 			if err != nil {
-				buildertest.Exec(t, cfg.Database.URL, templates.MustDefault().SQL(templates.Schema)+fixture)
+				buildertest.Exec(t, cfg.Database.URL, templates.MustDefault().Migration(true)+fixture)
 				return
 			}
 			published = res

@@ -5,13 +5,13 @@
 -- empty when nothing of that kind changed. Every part is an index lookup (primary keys,
 -- classes_course_idx, classes_room_idx, rooms_location_idx), so the cost follows the size
 -- of the change, not of the catalogue.
-SELECT cl.id, cl.course_id FROM classes cl WHERE cl.id = ANY($1::bigint[])
+SELECT cl.id, cl.course_id FROM catalogue_classes cl WHERE cl.id = ANY($1::bigint[])
 UNION
-SELECT cl.id, cl.course_id FROM classes cl WHERE cl.course_id = ANY($2::bigint[])
+SELECT cl.id, cl.course_id FROM catalogue_classes cl WHERE cl.course_id = ANY($2::bigint[])
 UNION
-SELECT cl.id, cl.course_id FROM classes cl WHERE cl.room_id = ANY($3::bigint[])
+SELECT cl.id, cl.course_id FROM catalogue_classes cl WHERE cl.room_id = ANY($3::bigint[])
 UNION
 SELECT cl.id, cl.course_id
-FROM rooms ro
-JOIN classes cl ON cl.room_id = ro.id
+FROM catalogue_rooms ro
+JOIN catalogue_classes cl ON cl.room_id = ro.id
 WHERE ro.location_id = ANY($4::bigint[])

@@ -17,19 +17,18 @@ SELECT cl.id,
        cl.down_payment,
        COALESCE(taken.n, 0) AS seats_taken,
        ro.name AS room,
-       lo.name AS location_name,
-       lo.city,
-       lo.state,
-       lo.zip,
-       lo.country
-FROM classes AS cl
-JOIN courses AS co ON co.id = cl.course_id AND co.is_public
+       ro.location_name,
+       ro.city,
+       ro.state,
+       ro.zip,
+       ro.country
+FROM catalogue_classes AS cl
+JOIN catalogue_courses AS co ON co.id = cl.course_id AND co.is_public
 LEFT JOIN (
     SELECT class_id, COUNT(*) AS n
-    FROM registrations
+    FROM catalogue_registrations
     GROUP BY class_id
 ) AS taken ON taken.class_id = cl.id
-LEFT JOIN rooms AS ro ON ro.id = cl.room_id
-LEFT JOIN locations AS lo ON lo.id = ro.location_id
+LEFT JOIN catalogue_rooms AS ro ON ro.id = cl.room_id
 WHERE cl.is_public
 ORDER BY cl.id

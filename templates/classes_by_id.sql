@@ -10,16 +10,15 @@ SELECT cl.id,
        cl.cost,
        cl.seat_limit,
        cl.down_payment,
-       (SELECT COUNT(*) FROM registrations rg WHERE rg.class_id = cl.id) AS seats_taken,
+       (SELECT COUNT(*) FROM catalogue_registrations rg WHERE rg.class_id = cl.id) AS seats_taken,
        ro.name AS room,
-       lo.name AS location_name,
-       lo.city,
-       lo.state,
-       lo.zip,
-       lo.country
-FROM classes AS cl
-JOIN courses AS co ON co.id = cl.course_id AND co.is_public
-LEFT JOIN rooms AS ro ON ro.id = cl.room_id
-LEFT JOIN locations AS lo ON lo.id = ro.location_id
+       ro.location_name,
+       ro.city,
+       ro.state,
+       ro.zip,
+       ro.country
+FROM catalogue_classes AS cl
+JOIN catalogue_courses AS co ON co.id = cl.course_id AND co.is_public
+LEFT JOIN catalogue_rooms AS ro ON ro.id = cl.room_id
 WHERE cl.is_public AND cl.id = ANY($1::bigint[])
 ORDER BY cl.id

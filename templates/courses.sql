@@ -3,6 +3,6 @@
 -- 'Brick and Mortar' or 'Blended'), description TEXT (staff HTML, passed through unchanged;
 -- may be NULL). Only public rows leave the database (D28).
 SELECT id, name, type, description
-FROM courses
+FROM catalogue_courses
 WHERE is_public
 ORDER BY id

@@ -2,6 +2,6 @@
 -- that are public, same columns, ordered by id. A course of $1 that is not returned has no
 -- document.
 SELECT id, name, type, description
-FROM courses
+FROM catalogue_courses
 WHERE is_public AND id = ANY($1::bigint[])
 ORDER BY id

@@ -1,9 +1,11 @@
 -- notify.sql: change capture for freshness. builder migrate applies it to the primary when
--- builder.listen is on (notify_drop.sql undoes it when it is off). Returns nothing.
--- Idempotent: functions are replaced and each trigger is dropped and created again.
+-- builder.listen is on (notify_drop.sql undoes it when it is off), after mapping.sql.
+-- Always the embedded file: the tables it watches are those catalogue_feeds names (the
+-- mapping), so a provider's schema needs no copy of it. Returns nothing. Idempotent:
+-- functions are replaced and the triggers of every table are dropped and created again.
 --
--- After every statement that changes courses, classes, rooms, locations or registrations,
--- one notification on the channel catalogue_changes says what changed, as JSON:
+-- After every statement that changes a table of catalogue_feeds, one notification on the
+-- channel catalogue_changes says what changed, as JSON, by the feed's kind:
 --   {"table": "courses",       "ids": [course ids]}
 --   {"table": "classes",       "ids": [class ids], "course_ids": [their courses, old and new]}
 --   {"table": "registrations", "class_ids": [classes whose registrations changed]}
@@ -14,15 +16,12 @@
 --
 -- The triggers are statement-level with transition tables (PostgreSQL 10 or later), so a
 -- bulk change sends one notification, not one per row. Ids are listed old and new, so a
--- row that moved (a class to another course) names both sides; an UPDATE that changes no
--- column that a document shows sends nothing. A statement that changes more than
+-- row that moved (a class to another course) names both sides; an UPDATE that changes none
+-- of the feed's watched columns sends nothing. A statement that changes more than
 -- 1,000 distinct ids, or whose payload would not fit in NOTIFY's 8,000 bytes, sends "all"
 -- instead; TRUNCATE always does. Listing at most 1,001 ids bounds the work a bulk
 -- statement adds. A transaction's notifications are delivered when it commits, and only
 -- then: a rolled-back change sends nothing.
---
--- A provider whose schema differs adapts this file (templates.dir) so that it sends the
--- same payloads: the ids of the rows the read templates select by.
 
 -- catalogue_notify sends payload on catalogue_changes, or {"table": tbl, "all": true} when
 -- payload is NULL (too many ids) or too long for NOTIFY. It sends nothing when every list
@@ -53,185 +52,83 @@ LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN cardinality(ids) > 1000 THEN NULL ELSE to_jsonb(COALESCE(ids, '{}')) END
 $$;
 
--- Each function below serves the INSERT, UPDATE and DELETE triggers of its table. A trigger
--- sees only the transition tables it declares (new_rows for INSERT, old_rows for DELETE,
--- both for UPDATE), and PL/pgSQL plans a statement the first time it runs, so each branch
--- names only the tables its operation has.
-
-CREATE OR REPLACE FUNCTION catalogue_notify_courses() RETURNS trigger
+-- catalogue_notify_feed serves the INSERT, UPDATE, DELETE and TRUNCATE triggers of every
+-- feed. Its arguments come from the feed's row: kind, the ids column, the course_ids column
+-- ('' unless classes), the key column and the watched columns as a row expression ('': the
+-- whole row). A trigger sees only the transition tables it declares (new_rows for INSERT,
+-- old_rows for DELETE, both for UPDATE); the statements are dynamic, as the columns are the
+-- feed's, and name only the tables the operation has.
+CREATE OR REPLACE FUNCTION catalogue_notify_feed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-    ids bigint[];
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM new_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'DELETE' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM old_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'UPDATE' THEN
-        SELECT array_agg(id) INTO ids FROM (
-            SELECT DISTINCT COALESCE(n.id, o.id) AS id
-            FROM new_rows n FULL JOIN old_rows o ON o.id = n.id
-            WHERE (n.id, n.name, n.type, n.description, n.is_public)
-                  IS DISTINCT FROM (o.id, o.name, o.type, o.description, o.is_public)
-            LIMIT 1001) s;
-    ELSE
-        PERFORM catalogue_notify(TG_TABLE_NAME, NULL);
-        RETURN NULL;
-    END IF;
-    PERFORM catalogue_notify(TG_TABLE_NAME, CASE
-        WHEN catalogue_ids(ids) IS NULL THEN NULL
-        ELSE jsonb_build_object('table', TG_TABLE_NAME, 'ids', catalogue_ids(ids))
-    END);
-    RETURN NULL;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION catalogue_notify_classes() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
+    kind text := TG_ARGV[0];
+    ids_col text := TG_ARGV[1];
+    course_col text := NULLIF(TG_ARGV[2], '');
+    key_col text := TG_ARGV[3];
+    watched text := TG_ARGV[4];
+    changed text;
     ids bigint[];
     course_ids bigint[];
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM new_rows LIMIT 1001) s;
-        SELECT array_agg(course_id) INTO course_ids FROM (SELECT DISTINCT course_id FROM new_rows LIMIT 1001) s;
+    IF TG_OP = 'TRUNCATE' THEN
+        PERFORM catalogue_notify(kind, NULL);
+        RETURN NULL;
+    ELSIF TG_OP = 'INSERT' THEN
+        changed := 'SELECT * FROM new_rows';
     ELSIF TG_OP = 'DELETE' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM old_rows LIMIT 1001) s;
-        SELECT array_agg(course_id) INTO course_ids FROM (SELECT DISTINCT course_id FROM old_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'UPDATE' THEN
-        WITH changed AS (
-            SELECT x.id, x.course_id
-            FROM new_rows n FULL JOIN old_rows o ON o.id = n.id
-            CROSS JOIN LATERAL (VALUES (n.id, n.course_id), (o.id, o.course_id)) AS x (id, course_id)
-            WHERE x.id IS NOT NULL
-              AND (n.id, n.course_id, n.room_id, n.start_date, n.end_date, n.schedule, n.cost,
-                   n.seat_limit, n.down_payment, n.is_public)
-                  IS DISTINCT FROM
-                  (o.id, o.course_id, o.room_id, o.start_date, o.end_date, o.schedule, o.cost,
-                   o.seat_limit, o.down_payment, o.is_public)
-        )
-        SELECT (SELECT array_agg(id) FROM (SELECT DISTINCT id FROM changed LIMIT 1001) a),
-               (SELECT array_agg(course_id) FROM (SELECT DISTINCT course_id FROM changed LIMIT 1001) b)
+        changed := 'SELECT * FROM old_rows';
+    ELSE
+        -- Both sides of each updated row whose watched columns changed.
+        changed := format('SELECT x.* FROM new_rows n FULL JOIN old_rows o ON o.%1$I = n.%1$I '
+            'CROSS JOIN LATERAL (SELECT n.* UNION ALL SELECT o.*) x '
+            'WHERE %2$s IS DISTINCT FROM %3$s',
+            key_col,
+            CASE WHEN watched = '' THEN 'ROW(n.*)' ELSE replace(watched, '@.', 'n.') END,
+            CASE WHEN watched = '' THEN 'ROW(o.*)' ELSE replace(watched, '@.', 'o.') END);
+    END IF;
+    EXECUTE format('WITH c AS (%s) SELECT '
+        '(SELECT array_agg(v ORDER BY v) FROM (SELECT DISTINCT %I::bigint AS v FROM c WHERE %I IS NOT NULL ORDER BY 1 LIMIT 1001) a), '
+        '(SELECT array_agg(v ORDER BY v) FROM (SELECT DISTINCT %I::bigint AS v FROM c WHERE %I IS NOT NULL ORDER BY 1 LIMIT 1001) b)',
+        changed, ids_col, ids_col, COALESCE(course_col, ids_col), COALESCE(course_col, ids_col))
         INTO ids, course_ids;
-    ELSE
-        PERFORM catalogue_notify(TG_TABLE_NAME, NULL);
-        RETURN NULL;
-    END IF;
-    PERFORM catalogue_notify(TG_TABLE_NAME, CASE
-        WHEN catalogue_ids(ids) IS NULL OR catalogue_ids(course_ids) IS NULL THEN NULL
-        ELSE jsonb_build_object('table', TG_TABLE_NAME, 'ids', catalogue_ids(ids), 'course_ids', catalogue_ids(course_ids))
-    END);
-    RETURN NULL;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION catalogue_notify_registrations() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-    class_ids bigint[];
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        SELECT array_agg(class_id) INTO class_ids FROM (SELECT DISTINCT class_id FROM new_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'DELETE' THEN
-        SELECT array_agg(class_id) INTO class_ids FROM (SELECT DISTINCT class_id FROM old_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'UPDATE' THEN
-        -- Only the class a registration takes a seat in shows in a document.
-        SELECT array_agg(class_id) INTO class_ids FROM (
-            SELECT DISTINCT x.class_id
-            FROM new_rows n FULL JOIN old_rows o ON o.id = n.id
-            CROSS JOIN LATERAL (VALUES (n.class_id), (o.class_id)) AS x (class_id)
-            WHERE x.class_id IS NOT NULL AND (n.id, n.class_id) IS DISTINCT FROM (o.id, o.class_id)
-            LIMIT 1001) s;
-    ELSE
-        PERFORM catalogue_notify(TG_TABLE_NAME, NULL);
-        RETURN NULL;
-    END IF;
-    PERFORM catalogue_notify(TG_TABLE_NAME, CASE
-        WHEN catalogue_ids(class_ids) IS NULL THEN NULL
-        ELSE jsonb_build_object('table', TG_TABLE_NAME, 'class_ids', catalogue_ids(class_ids))
-    END);
-    RETURN NULL;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION catalogue_notify_rooms() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-    ids bigint[];
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM new_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'DELETE' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM old_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'UPDATE' THEN
-        SELECT array_agg(id) INTO ids FROM (
-            SELECT DISTINCT x.id
-            FROM new_rows n FULL JOIN old_rows o ON o.id = n.id
-            CROSS JOIN LATERAL (VALUES (n.id), (o.id)) AS x (id)
-            WHERE x.id IS NOT NULL
-              AND (n.id, n.location_id, n.name) IS DISTINCT FROM (o.id, o.location_id, o.name)
-            LIMIT 1001) s;
-    ELSE
-        PERFORM catalogue_notify(TG_TABLE_NAME, NULL);
-        RETURN NULL;
-    END IF;
-    PERFORM catalogue_notify(TG_TABLE_NAME, CASE
+    PERFORM catalogue_notify(kind, CASE
         WHEN catalogue_ids(ids) IS NULL THEN NULL
-        ELSE jsonb_build_object('table', TG_TABLE_NAME, 'ids', catalogue_ids(ids))
-    END);
-    RETURN NULL;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION catalogue_notify_locations() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-    ids bigint[];
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM new_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'DELETE' THEN
-        SELECT array_agg(id) INTO ids FROM (SELECT DISTINCT id FROM old_rows LIMIT 1001) s;
-    ELSIF TG_OP = 'UPDATE' THEN
-        SELECT array_agg(id) INTO ids FROM (
-            SELECT DISTINCT x.id
-            FROM new_rows n FULL JOIN old_rows o ON o.id = n.id
-            CROSS JOIN LATERAL (VALUES (n.id), (o.id)) AS x (id)
-            WHERE x.id IS NOT NULL
-              AND (n.id, n.name, n.city, n.state, n.zip, n.country)
-                  IS DISTINCT FROM (o.id, o.name, o.city, o.state, o.zip, o.country)
-            LIMIT 1001) s;
-    ELSE
-        PERFORM catalogue_notify(TG_TABLE_NAME, NULL);
-        RETURN NULL;
-    END IF;
-    PERFORM catalogue_notify(TG_TABLE_NAME, CASE
-        WHEN catalogue_ids(ids) IS NULL THEN NULL
-        ELSE jsonb_build_object('table', TG_TABLE_NAME, 'ids', catalogue_ids(ids))
+        WHEN kind = 'registrations' THEN jsonb_build_object('table', kind, 'class_ids', catalogue_ids(ids))
+        WHEN kind <> 'classes' THEN jsonb_build_object('table', kind, 'ids', catalogue_ids(ids))
+        WHEN catalogue_ids(course_ids) IS NULL THEN NULL
+        ELSE jsonb_build_object('table', kind, 'ids', catalogue_ids(ids), 'course_ids', catalogue_ids(course_ids))
     END);
     RETURN NULL;
 END
 $$;
 
 -- The triggers: three with transition tables per table (PostgreSQL allows transition tables
--- only on a trigger for a single event) and one for TRUNCATE.
+-- only on a trigger for a single event) and one for TRUNCATE. Those of earlier versions had
+-- a function per table: dropped with their triggers.
 DO $$
 DECLARE
+    r record;
     t text;
+    args text;
 BEGIN
+    FOR r IN SELECT t.tgrelid::regclass AS tbl, t.tgname FROM pg_trigger t
+             WHERE t.tgname LIKE 'catalogue\_notify\_%' AND NOT t.tgisinternal LOOP
+        EXECUTE format('DROP TRIGGER %I ON %s', r.tgname, r.tbl);
+    END LOOP;
     FOREACH t IN ARRAY ARRAY['courses', 'classes', 'registrations', 'rooms', 'locations'] LOOP
-        EXECUTE format('DROP TRIGGER IF EXISTS catalogue_notify_insert ON %I', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS catalogue_notify_update ON %I', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS catalogue_notify_delete ON %I', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS catalogue_notify_truncate ON %I', t);
-        EXECUTE format('CREATE TRIGGER catalogue_notify_insert AFTER INSERT ON %I '
-            'REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()', t, 'catalogue_notify_' || t);
-        EXECUTE format('CREATE TRIGGER catalogue_notify_update AFTER UPDATE ON %I '
-            'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()', t, 'catalogue_notify_' || t);
-        EXECUTE format('CREATE TRIGGER catalogue_notify_delete AFTER DELETE ON %I '
-            'REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %I()', t, 'catalogue_notify_' || t);
-        EXECUTE format('CREATE TRIGGER catalogue_notify_truncate AFTER TRUNCATE ON %I '
-            'FOR EACH STATEMENT EXECUTE FUNCTION %I()', t, 'catalogue_notify_' || t);
+        EXECUTE format('DROP FUNCTION IF EXISTS %I()', 'catalogue_notify_' || t);
+    END LOOP;
+    FOR r IN SELECT f.*, f.source::regclass AS tbl FROM catalogue_feeds f LOOP
+        args := format('%L, %L, %L, %L, %L', r.kind, r.ids, COALESCE(r.course_ids, ''), r.key,
+            COALESCE('ROW(' || (SELECT string_agg('@.' || quote_ident(c), ', ') FROM unnest(r.watched) c) || ')', ''));
+        EXECUTE format('CREATE TRIGGER catalogue_notify_insert AFTER INSERT ON %s '
+            'REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalogue_notify_feed(%s)', r.tbl, args);
+        EXECUTE format('CREATE TRIGGER catalogue_notify_update AFTER UPDATE ON %s '
+            'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalogue_notify_feed(%s)', r.tbl, args);
+        EXECUTE format('CREATE TRIGGER catalogue_notify_delete AFTER DELETE ON %s '
+            'REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION catalogue_notify_feed(%s)', r.tbl, args);
+        EXECUTE format('CREATE TRIGGER catalogue_notify_truncate AFTER TRUNCATE ON %s '
+            'FOR EACH STATEMENT EXECUTE FUNCTION catalogue_notify_feed(%s)', r.tbl, args);
     END LOOP;
 END
 $$;

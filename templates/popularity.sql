@@ -5,11 +5,11 @@
 -- Registrations are grouped by class once, then summed per course.
 SELECT co.id AS course_id,
        COALESCE(SUM(per_class.n), 0)::BIGINT AS registrations
-FROM courses AS co
-LEFT JOIN classes AS cl ON cl.course_id = co.id
+FROM catalogue_courses AS co
+LEFT JOIN catalogue_classes AS cl ON cl.course_id = co.id
 LEFT JOIN (
     SELECT class_id, COUNT(*) AS n
-    FROM registrations
+    FROM catalogue_registrations
     GROUP BY class_id
 ) AS per_class ON per_class.class_id = cl.id
 WHERE co.is_public

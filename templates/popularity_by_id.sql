@@ -4,9 +4,9 @@
 -- counted from registrations_class_idx alone (an index-only count) through its classes.
 SELECT co.id AS course_id,
        (SELECT COUNT(*)
-        FROM classes AS cl
-        JOIN registrations AS rg ON rg.class_id = cl.id
+        FROM catalogue_classes AS cl
+        JOIN catalogue_registrations AS rg ON rg.class_id = cl.id
         WHERE cl.course_id = co.id)::BIGINT AS registrations
-FROM courses AS co
+FROM catalogue_courses AS co
 WHERE co.is_public AND co.id = ANY($1::bigint[])
 ORDER BY co.id

@@ -42,7 +42,7 @@
 --   search): the query is planned for every search, and a six-way join took longer to plan.
 WITH matched AS MATERIALIZED (
     SELECT co.id, co.type = 'Online' AS online
-    FROM courses co
+    FROM catalogue_courses co
     WHERE co.is_public
       AND ($5::text IS NULL OR co.name ILIKE '%' || $5::text || '%' ESCAPE '\')
       AND ($6::bigint IS NULL OR co.id = $6::bigint)
@@ -50,15 +50,15 @@ WITH matched AS MATERIALIZED (
     SELECT
         CASE WHEN $5::text IS NULL AND $6::bigint IS NULL THEN
             (SELECT COUNT(*)
-             FROM classes cl
+             FROM catalogue_classes cl
              WHERE cl.is_public
                AND cl.start_date >= $1::date
                AND ($2::date IS NULL OR cl.start_date >= $2::date)
                AND ($3::date IS NULL OR cl.start_date <= $3::date)
                AND ($4::date IS NULL OR (cl.start_date <= $4::date AND cl.end_date >= $4::date)))
           - (SELECT COUNT(*)
-             FROM courses co
-             JOIN classes cl ON cl.course_id = co.id
+             FROM catalogue_courses co
+             JOIN catalogue_classes cl ON cl.course_id = co.id
              WHERE NOT co.is_public AND cl.is_public
                AND cl.start_date >= $1::date
                AND ($2::date IS NULL OR cl.start_date >= $2::date)
@@ -67,7 +67,7 @@ WITH matched AS MATERIALIZED (
         ELSE
             (SELECT COUNT(*)
              FROM matched m
-             JOIN classes cl ON cl.course_id = m.id
+             JOIN catalogue_classes cl ON cl.course_id = m.id
              WHERE cl.is_public
                AND cl.start_date >= $1::date
                AND ($2::date IS NULL OR cl.start_date >= $2::date)
@@ -78,7 +78,7 @@ WITH matched AS MATERIALIZED (
          FROM matched m
          CROSS JOIN LATERAL (
              SELECT COUNT(*) AS n
-             FROM classes cl
+             FROM catalogue_classes cl
              WHERE cl.course_id = m.id AND cl.is_public
                AND cl.start_date < $1::date
                AND ($2::date IS NULL OR cl.start_date >= $2::date)
@@ -91,8 +91,8 @@ WITH matched AS MATERIALIZED (
     SELECT b.id, b.start_date
     FROM (
         (SELECT cl.id, cl.start_date
-         FROM classes cl
-         JOIN courses co ON co.id = cl.course_id
+         FROM catalogue_classes cl
+         JOIN catalogue_courses co ON co.id = cl.course_id
          WHERE cl.is_public AND co.is_public
            AND cl.start_date < $1::date AND co.type = 'Online'
            AND ($2::date IS NULL OR cl.start_date >= $2::date)
@@ -104,8 +104,8 @@ WITH matched AS MATERIALIZED (
          LIMIT $7::bigint + LEAST($8::bigint, 9223372036854775807 - $7::bigint))
         UNION ALL
         (SELECT cl.id, cl.start_date
-         FROM classes cl
-         JOIN courses co ON co.id = cl.course_id
+         FROM catalogue_classes cl
+         JOIN catalogue_courses co ON co.id = cl.course_id
          WHERE cl.is_public AND co.is_public
            AND cl.start_date >= $1::date
            AND ($2::date IS NULL OR cl.start_date >= $2::date)
@@ -132,18 +132,17 @@ SELECT
     CASE WHEN co.type = 'Online' THEN NULL ELSE loc.state END AS state,
     cl.cost,
     CASE WHEN cl.seat_limit IS NOT NULL THEN GREATEST(cl.seat_limit - (
-        SELECT COUNT(*) FROM registrations rg WHERE rg.class_id = cl.id
+        SELECT COUNT(*) FROM catalogue_registrations rg WHERE rg.class_id = cl.id
     ), 0) END AS available_seats,
     t.n AS total
 FROM total t
 LEFT JOIN page p ON TRUE
-LEFT JOIN classes cl ON cl.id = p.id
-LEFT JOIN courses co ON co.id = cl.course_id
+LEFT JOIN catalogue_classes cl ON cl.id = p.id
+LEFT JOIN catalogue_courses co ON co.id = cl.course_id
 LEFT JOIN LATERAL (
     SELECT l.city, l.state
-    FROM rooms r
-    JOIN locations l ON l.id = r.location_id
-    WHERE r.id = cl.room_id
+    FROM catalogue_rooms l
+    WHERE l.id = cl.room_id
     OFFSET 0
 ) loc ON TRUE
 ORDER BY p.start_date, p.id

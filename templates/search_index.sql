@@ -26,7 +26,7 @@ LEFT JOIN (
         CASE WHEN current_setting('server_encoding') = 'UTF8'
             THEN lower(left(co.name, 0) || $1::text) END AS fold,
         SUM(COALESCE(cardinality(cl.ids), 0)) OVER () AS classes
-    FROM courses co
+    FROM catalogue_courses co
     LEFT JOIN (
         -- array_agg keeps the order of the rows it is given: (start_date, id) within a course, as
         -- classes_public_course_start_idx reads them (the edge checks it, and sorts if not).
@@ -39,7 +39,7 @@ LEFT JOIN (
                      WHEN start_date > DATE '1970-01-01' THEN 2147483647 ELSE -2147483648 END AS start,
                 CASE WHEN isfinite(end_date) THEN end_date - DATE '1970-01-01'
                      WHEN end_date > DATE '1970-01-01' THEN 2147483647 ELSE -2147483648 END AS "end"
-            FROM classes
+            FROM catalogue_classes
             WHERE is_public
             ORDER BY course_id, start_date, id
         ) c

@@ -29,12 +29,11 @@ LEFT JOIN LATERAL (
         loc.city,
         loc.state,
         CASE WHEN cl.seat_limit IS NOT NULL THEN GREATEST(cl.seat_limit - (
-            SELECT COUNT(*) FROM registrations rg WHERE rg.class_id = cl.id
+            SELECT COUNT(*) FROM catalogue_registrations rg WHERE rg.class_id = cl.id
         ), 0) END AS available_seats
     FROM unnest($1::bigint[]) WITH ORDINALITY AS p (id, ord)
-    JOIN classes cl ON cl.id = p.id
-    LEFT JOIN rooms r ON r.id = cl.room_id
-    LEFT JOIN locations loc ON loc.id = r.location_id
+    JOIN catalogue_classes cl ON cl.id = p.id
+    LEFT JOIN catalogue_rooms loc ON loc.id = cl.room_id
     WHERE v.version = $2::bigint AND cl.is_public
     -- OFFSET 0 keeps the subquery whole, so that a version other than $2 stops it before it
     -- reads anything.

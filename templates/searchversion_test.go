@@ -16,8 +16,8 @@ import (
 // beforeSearchVersion puts a migrated database back to what schema.sql created before it
 // kept catalogue_search_version.
 const beforeSearchVersion = `
-DROP TRIGGER classes_search_changed ON classes;
-DROP TRIGGER courses_search_changed ON courses;
+DROP TRIGGER catalogue_search_changed ON classes;
+DROP TRIGGER catalogue_search_changed ON courses;
 DROP FUNCTION catalogue_search_changed();
 DROP VIEW catalogue_search_version;
 DROP TABLE catalogue_search_changes;
@@ -39,7 +39,7 @@ INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUE
 // not with changes the search reads live (cost, seats, rooms), on a new database and on one
 // migrated before the version existed.
 func TestSearchVersionCountsChanges(t *testing.T) {
-	schema := templates.MustDefault().SQL(templates.Schema)
+	schema := templates.MustDefault().Migration(false)
 	steps := []struct {
 		sql   string
 		moves int64 // by how much the version moves

@@ -10,12 +10,12 @@
 -- Both lookups use registrations_student_idx.
 SELECT
     (SELECT min(r.id)
-     FROM registrations AS r
+     FROM catalogue_registrations AS r
      WHERE r.student_id = (CASE WHEN $1::text ~ '^-?[0-9]{1,18}$' THEN $1::text END)::bigint
        AND r.class_id = $2::bigint) AS registration_id,
     (SELECT max(r.test_date)
-     FROM registrations AS r
-     JOIN classes AS c ON c.id = r.class_id
+     FROM catalogue_registrations AS r
+     JOIN catalogue_classes AS c ON c.id = r.class_id
      WHERE r.student_id = (CASE WHEN $1::text ~ '^-?[0-9]{1,18}$' THEN $1::text END)::bigint
        AND r.class_id <> $2::bigint
        AND c.course_id = $3::bigint) AS prev_reg_test_date

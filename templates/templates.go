@@ -1,7 +1,9 @@
-// Package templates holds the SQL that maps the provider's schema to the catalogue: the
-// reference schema that builder migrate applies, the builder's reads and the edge's live
-// search. The files are embedded in the binaries; a provider whose schema differs puts
-// replacements with the same names in a folder (templates.dir) and those win.
+// Package templates holds the SQL of the catalogue: the mapping of the provider's schema to
+// the names the catalogue reads (mapping.sql, whose default is the reference schema), the
+// catalogue's own tables and triggers that builder migrate applies, the builder's reads and
+// the edge's live search. The files are embedded in the binaries; a provider whose schema
+// differs puts its own mapping.sql in a folder (templates.dir), and may replace the reads
+// there too; those win.
 package templates
 
 import (
@@ -19,7 +21,7 @@ var embedded embed.FS
 
 // Names of the templates. Each file starts with a comment saying what it returns.
 const (
-	Schema      = "schema.sql"       // the reference schema and its indexes, idempotent
+	Mapping     = "mapping.sql"      // the provider's tables as catalogue_* views, their feeds and indexes; default: the reference schema
 	Courses     = "courses.sql"      // every public course
 	Classes     = "classes.sql"      // every public class of a public course, with seats taken and its room
 	Popularity  = "popularity.sql"   // registrations of all time per public course
@@ -33,8 +35,8 @@ const (
 // Names of the templates of freshness: change capture on the primary and the reads of a
 // build that re-renders only what a change affects.
 const (
-	Notify         = "notify.sql"           // triggers that pg_notify catalogue_changes after each change
-	NotifyDrop     = "notify_drop.sql"      // removes them (builder.listen off)
+	Notify         = "notify.sql"           // triggers that pg_notify catalogue_changes after each change (always embedded)
+	NotifyDrop     = "notify_drop.sql"      // removes them (builder.listen off) (always embedded)
 	ChangesClasses = "changes_classes.sql"  // the classes a change can affect
 	ClassesByID    = "classes_by_id.sql"    // classes.sql for some classes
 	CoursesByID    = "courses_by_id.sql"    // courses.sql for some courses
@@ -42,6 +44,12 @@ const (
 	PopularityByID = "popularity_by_id.sql" // popularity.sql for some courses
 	WALInsertLSN   = "wal_insert_lsn.sql"   // the primary's WAL position (always embedded)
 	ReplayLSN      = "replay_lsn.sql"       // how far the replica has replayed (always embedded)
+)
+
+// Names of the templates of builder migrate that do not depend on the provider's schema.
+const (
+	Catalogue      = "catalogue.sql"       // api_tokens, the search's version, catalogue_feeds (always embedded)
+	SearchTriggers = "search_triggers.sql" // the search's version triggers on the feeds of courses and classes (always embedded)
 )
 
 // Names of the templates of the admin commands (builder token, builder seed). They work on
@@ -82,13 +90,18 @@ const (
 // retired are templates that earlier versions read, with what replaced them: a copy left in
 // templates.dir would otherwise be refused as unknown, or silently ignored.
 var retired = map[string]string{
-	"count.sql": "search.sql returns the total on every page, also past the last",
+	"count.sql":  "search.sql returns the total on every page, also past the last",
+	"schema.sql": "the provider's schema is mapped in mapping.sql (views catalogue_*, catalogue_feeds; see the embedded one), the catalogue's own tables are always embedded",
 }
 
 // embeddedOnly are the templates that the binaries always take from themselves, whatever
 // templates.dir holds, with why: a copy in templates.dir would be silently ignored, so Load
 // refuses it, naming it.
 var embeddedOnly = map[string]string{
+	Catalogue:               "the catalogue's own tables and functions do not depend on the provider's schema",
+	SearchTriggers:          "the triggers follow catalogue_feeds, which mapping.sql fills",
+	Notify:                  "the triggers follow catalogue_feeds, which mapping.sql fills",
+	NotifyDrop:              "the triggers follow catalogue_feeds, which mapping.sql fills",
 	WALInsertLSN:            "it reads PostgreSQL's WAL position, not the provider's tables",
 	ReplayLSN:               "it reads PostgreSQL's WAL position, not the provider's tables",
 	"builder_lock.sql":      "the builder's lock is PostgreSQL's advisory lock, not the provider's tables",
@@ -162,6 +175,17 @@ func Load(dir string) (*Set, error) {
 		s.sql[f.Name()] = string(b)
 	}
 	return s, nil
+}
+
+// Migration is what builder migrate applies, in order: the catalogue's own tables, the
+// mapping, the search's version triggers on the tables it names, and the change triggers
+// on them (notify) or their removal.
+func (s *Set) Migration(notify bool) string {
+	triggers := NotifyDrop
+	if notify {
+		triggers = Notify
+	}
+	return s.SQL(Catalogue) + ";\n" + s.SQL(Mapping) + ";\n" + s.SQL(SearchTriggers) + ";\n" + s.SQL(triggers)
 }
 
 // MustDefault returns the embedded templates; they are part of the binary, so failure is a bug.

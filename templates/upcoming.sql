@@ -11,22 +11,21 @@ SELECT up.id,
        up.cost,
        up.seat_limit,
        up.down_payment,
-       (SELECT COUNT(*) FROM registrations rg WHERE rg.class_id = up.id) AS seats_taken,
+       (SELECT COUNT(*) FROM catalogue_registrations rg WHERE rg.class_id = up.id) AS seats_taken,
        ro.name AS room,
-       lo.name AS location_name,
-       lo.city,
-       lo.state,
-       lo.zip,
-       lo.country
-FROM courses AS co
+       ro.location_name,
+       ro.city,
+       ro.state,
+       ro.zip,
+       ro.country
+FROM catalogue_courses AS co
 CROSS JOIN LATERAL (
     SELECT cl.*
-    FROM classes AS cl
+    FROM catalogue_classes AS cl
     WHERE cl.course_id = co.id AND cl.is_public AND cl.start_date >= $2::date
     ORDER BY cl.start_date, cl.id
     LIMIT 1
 ) AS up
-LEFT JOIN rooms AS ro ON ro.id = up.room_id
-LEFT JOIN locations AS lo ON lo.id = ro.location_id
+LEFT JOIN catalogue_rooms AS ro ON ro.id = up.room_id
 WHERE co.is_public AND co.id = ANY($1::bigint[])
 ORDER BY up.course_id

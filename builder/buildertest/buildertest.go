@@ -86,8 +86,7 @@ func NewDatabase(t testing.TB) string {
 func NewMigratedDatabase(t testing.TB) string {
 	t.Helper()
 	dbURL := NewDatabase(t)
-	tpl := templates.MustDefault()
-	Exec(t, dbURL, tpl.SQL(templates.Schema)+";\n"+tpl.SQL(templates.Notify))
+	Exec(t, dbURL, templates.MustDefault().Migration(true))
 	return dbURL
 }
 
@@ -96,8 +95,23 @@ func NewMigratedDatabase(t testing.TB) string {
 // has replayed the database's creation when it returns.
 func NewReplicatedDatabase(t testing.TB) (primary, standby string) {
 	t.Helper()
+	need(t, "CATALOGUE_TEST_STANDBY_URL")
+	return replicated(t, NewMigratedDatabase(t))
+}
+
+// NewReplicatedEmptyDatabase is NewReplicatedDatabase without the migration, for a test
+// that creates a provider's own tables first.
+func NewReplicatedEmptyDatabase(t testing.TB) (primary, standby string) {
+	t.Helper()
+	need(t, "CATALOGUE_TEST_STANDBY_URL")
+	return replicated(t, NewDatabase(t))
+}
+
+// replicated returns primary with the URL of the same database on the standby, once it
+// has replayed its creation.
+func replicated(t testing.TB, primary string) (string, string) {
+	t.Helper()
 	admin := need(t, "CATALOGUE_TEST_STANDBY_URL")
-	primary = NewMigratedDatabase(t)
 	p, err := url.Parse(primary)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +121,7 @@ func NewReplicatedDatabase(t testing.TB) (primary, standby string) {
 		t.Fatalf("parse CATALOGUE_TEST_STANDBY_URL: %v", err)
 	}
 	u.Path = p.Path
-	standby = u.String()
+	standby := u.String()
 	WaitReplayed(t, primary, standby)
 	return primary, standby
 }

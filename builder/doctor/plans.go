@@ -66,7 +66,7 @@ func checkPlan(ctx context.Context, conn *pgx.Conn, tpl *templates.Set, q query,
 	}
 	if len(big) > 0 {
 		c.Detail = "sequential scan of " + strings.Join(big, ", ")
-		c.Fix = "add an index on the columns " + q.name + " filters and joins these tables on (see templates/schema.sql for the reference schema's)"
+		c.Fix = "add an index on the columns " + q.name + " filters and joins these tables on (in mapping.sql; the default one has the reference schema's)"
 		return c
 	}
 	c.OK, c.Detail = true, "no sequential scan of a large table"

@@ -24,17 +24,14 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 	defer conn.Close(context.WithoutCancel(ctx))
 	tpl := templates.MustDefault() // replay_lsn.sql is always embedded
 	c = Check{Name: "replica lag"}
-	// The flush position, not the insert position (wal_insert_lsn.sql): a record inserted
-	// but not yet flushed (hint bits, under synchronous_commit = off) reaches the replica
-	// only with the next flush, seconds later on an idle primary, which is not lag.
-	var s string
-	if err := primary.QueryRow(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&s); err != nil {
-		c.Detail = "cannot read the primary's WAL position: " + err.Error()
-		return c
-	}
-	lsn, err := changes.ParseLSN(s)
+	// A transaction with an xid writes a commit record, which PostgreSQL flushes (at once,
+	// or within wal_writer_delay under synchronous_commit = off) and so streams; the
+	// replica has caught up with this moment once it has replayed past the position read
+	// before it. Without the commit, records inserted last (hint bits) can sit unflushed for
+	// seconds on an idle primary, which is not lag.
+	lsn, err := markWAL(ctx, primary)
 	if err != nil {
-		c.Detail = err.Error()
+		c.Detail = "cannot read the primary's WAL position: " + err.Error()
 		return c
 	}
 	began := time.Now()
@@ -54,7 +51,7 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 			c.Detail = err.Error()
 			return c
 		}
-		if r >= lsn.RecordEnd() {
+		if r > lsn {
 			c.OK, c.Detail = true, fmt.Sprintf("replayed the primary's position within %v", time.Since(began).Round(time.Millisecond))
 			return c
 		}
@@ -70,4 +67,22 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// markWAL commits a transaction that writes only its commit record and returns the WAL
+// position before it.
+func markWAL(ctx context.Context, primary *pgx.Conn) (changes.LSN, error) {
+	tx, err := primary.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	var s string
+	if err := tx.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text FROM (SELECT pg_current_xact_id()) x`).Scan(&s); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return changes.ParseLSN(s)
 }

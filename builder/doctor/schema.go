@@ -38,15 +38,16 @@ type relation struct {
 	columns []column
 }
 
-// contract is what the catalogue's queries read from the provider's database.
+// contract is what the catalogue's queries read from the provider's database: the views of
+// the mapping (templates/mapping.sql).
 var contract = []relation{
-	{"courses", []column{{"id", integer}, {"name", text}, {"type", text}, {"description", text}, {"is_public", flag}}},
-	{"classes", []column{{"id", integer}, {"course_id", integer}, {"room_id", integer}, {"start_date", date},
+	{"catalogue_courses", []column{{"id", integer}, {"name", text}, {"type", text}, {"description", text}, {"is_public", flag}}},
+	{"catalogue_classes", []column{{"id", integer}, {"course_id", integer}, {"room_id", integer}, {"start_date", date},
 		{"end_date", date}, {"schedule", text}, {"cost", integer}, {"seat_limit", integer},
 		{"down_payment", integer}, {"is_public", flag}}},
-	{"rooms", []column{{"id", integer}, {"location_id", integer}, {"name", text}}},
-	{"locations", []column{{"id", integer}, {"name", text}, {"city", text}, {"state", text}, {"zip", text}, {"country", text}}},
-	{"registrations", []column{{"id", integer}, {"class_id", integer}, {"student_id", integer}, {"test_date", date}}},
+	{"catalogue_rooms", []column{{"id", integer}, {"name", text}, {"location_id", integer}, {"location_name", text},
+		{"city", text}, {"state", text}, {"zip", text}, {"country", text}}},
+	{"catalogue_registrations", []column{{"id", integer}, {"class_id", integer}, {"student_id", integer}, {"test_date", date}}},
 }
 
 // courseTypes are the values of courses.type the contract knows.
@@ -87,7 +88,7 @@ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel
 	}
 	if len(types) == 0 {
 		c.Detail = rel.name + " does not exist"
-		c.Fix = "create it in the mapping (builder migrate applies it), or run builder migrate"
+		c.Fix = "create it in mapping.sql (templates.dir) and run builder migrate"
 		return c
 	}
 	var missing, wrong, fixes []string
@@ -103,7 +104,7 @@ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel
 	}
 	if len(missing) > 0 {
 		wrong = append([]string{"missing " + strings.Join(missing, ", ")}, wrong...)
-		fixes = append([]string{"add " + strings.Join(missing, ", ") + " to " + rel.name + " in the mapping"}, fixes...)
+		fixes = append([]string{"add " + strings.Join(missing, ", ") + " to " + rel.name + " in mapping.sql"}, fixes...)
 	}
 	if len(wrong) > 0 {
 		c.Detail, c.Fix = strings.Join(wrong, "; "), strings.Join(fixes, "; ")
@@ -118,12 +119,12 @@ func checkTypeValues(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "course types"}
 	rows, err := conn.Query(ctx, `
 SELECT COALESCE(type::text, 'NULL'), count(*)
-FROM courses
+FROM catalogue_courses
 WHERE type IS NULL OR type::text <> ALL($1::text[])
 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`, courseTypes)
 	if err != nil {
-		c.Detail = "cannot read courses.type: " + err.Error()
-		c.Fix = "map courses with a type column (see columns of courses)"
+		c.Detail = "cannot read catalogue_courses.type: " + err.Error()
+		c.Fix = "map catalogue_courses with a type column (see columns of catalogue_courses)"
 		return c
 	}
 	var bad []string

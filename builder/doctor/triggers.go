@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -11,44 +12,81 @@ import (
 // notifyTriggers are the triggers of notify.sql on each table that feeds the catalogue.
 var notifyTriggers = []string{"catalogue_notify_insert", "catalogue_notify_update", "catalogue_notify_delete", "catalogue_notify_truncate"}
 
-// feed is a table whose changes the catalogue must hear of, with the triggers it needs.
+// searchTrigger is the trigger of search_triggers.sql on the tables that feed courses and
+// classes: the edge's search index relies on it whatever builder.listen says.
+const searchTrigger = "catalogue_search_changed"
+
+// fedKinds are the kinds of row that some table must feed, or their changes would never
+// reach a document (locations may come with the rooms, in one table).
+var fedKinds = []string{"courses", "classes", "registrations", "rooms"}
+
+// feed is a row of catalogue_feeds, with the triggers its table needs.
 type feed struct {
-	table    string
-	triggers []string
+	source, kind string
+	triggers     []string
 }
 
-// feeds returns the tables the triggers must be on: the search's version triggers always
-// (the edge's index relies on them), the change notifications when builder.listen is on.
-func feeds(listen bool) []feed {
-	search := map[string]string{"courses": "courses_search_changed", "classes": "classes_search_changed"}
-	var fs []feed
-	for _, t := range []string{"courses", "classes", "registrations", "rooms", "locations"} {
-		f := feed{table: t}
-		if s, ok := search[t]; ok {
-			f.triggers = append(f.triggers, s)
-		}
-		if listen {
-			f.triggers = append(f.triggers, notifyTriggers...)
-		}
-		if len(f.triggers) > 0 {
-			fs = append(fs, f)
+// checkTriggers checks that the mapping names a table for each kind of row and that every
+// trigger the freshness path and the edge's search index rely on is installed and enabled
+// on the tables it names.
+func checkTriggers(ctx context.Context, conn *pgx.Conn, listen bool) []Check {
+	fs, err := feeds(ctx, conn, listen)
+	if err != nil {
+		return []Check{{Name: "feeds", Detail: "cannot read catalogue_feeds: " + err.Error(),
+			Fix: "run builder migrate, which creates catalogue_feeds and fills it from mapping.sql"}}
+	}
+	c := Check{Name: "feeds"}
+	var kinds, missing []string
+	for _, f := range fs {
+		kinds = append(kinds, f.kind)
+	}
+	for _, k := range fedKinds {
+		if !slices.Contains(kinds, k) {
+			missing = append(missing, k)
 		}
 	}
-	return fs
-}
-
-// checkTriggers checks that every trigger the freshness path and the edge's search index
-// rely on is installed and enabled.
-func checkTriggers(ctx context.Context, conn *pgx.Conn, listen bool) []Check {
-	var cs []Check
-	for _, f := range feeds(listen) {
+	if len(missing) > 0 {
+		c.Detail = "no table feeds " + strings.Join(missing, ", ") + ": their changes would never be published"
+		c.Fix = "add the provider's tables to catalogue_feeds in mapping.sql and run builder migrate"
+	} else {
+		c.OK, c.Detail = true, fmt.Sprintf("%d tables feed the catalogue", len(fs))
+	}
+	cs := []Check{c}
+	for _, f := range fs {
 		cs = append(cs, checkFeed(ctx, conn, f, listen))
 	}
 	return cs
 }
 
+// feeds reads catalogue_feeds.
+func feeds(ctx context.Context, conn *pgx.Conn, listen bool) ([]feed, error) {
+	rows, err := conn.Query(ctx, `SELECT source, kind FROM catalogue_feeds ORDER BY source`)
+	if err != nil {
+		return nil, err
+	}
+	var fs []feed
+	for rows.Next() {
+		var f feed
+		if err := rows.Scan(&f.source, &f.kind); err != nil {
+			return nil, err
+		}
+		if f.kind == "courses" || f.kind == "classes" {
+			f.triggers = append(f.triggers, searchTrigger)
+		}
+		if listen {
+			f.triggers = append(f.triggers, notifyTriggers...)
+		}
+		fs = append(fs, f)
+	}
+	return fs, rows.Err()
+}
+
 func checkFeed(ctx context.Context, conn *pgx.Conn, f feed, listen bool) Check {
-	c := Check{Name: "triggers on " + f.table}
+	c := Check{Name: "triggers on " + f.source}
+	if len(f.triggers) == 0 {
+		c.OK, c.Detail = true, "none needed (builder.listen is off: no change notifications)"
+		return c
+	}
 	var missing []string
 	err := conn.QueryRow(ctx, `
 SELECT COALESCE(array_agg(w.name ORDER BY w.ord), '{}')
@@ -56,7 +94,7 @@ FROM unnest($2::text[]) WITH ORDINALITY AS w (name, ord)
 WHERE NOT EXISTS (
     SELECT 1 FROM pg_trigger t
     WHERE t.tgrelid = to_regclass($1) AND t.tgname = w.name AND t.tgenabled <> 'D')`,
-		f.table, f.triggers).Scan(&missing)
+		f.source, f.triggers).Scan(&missing)
 	if err != nil {
 		c.Detail = "cannot read: " + err.Error()
 		return c
@@ -66,9 +104,9 @@ WHERE NOT EXISTS (
 		c.Fix = "run builder migrate (with builder.listen as builder serve runs) to install them"
 		return c
 	}
-	c.OK, c.Detail = true, fmt.Sprintf("%d installed", len(f.triggers))
+	c.OK, c.Detail = true, fmt.Sprintf("%d installed (feeding %s)", len(f.triggers), f.kind)
 	if !listen {
-		c.Detail += " (builder.listen is off: no change notifications)"
+		c.Detail += "; builder.listen is off: no change notifications"
 	}
 	return c
 }

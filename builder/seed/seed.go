@@ -39,17 +39,15 @@ type Stats struct {
 // ErrNotEmpty is returned by Seed when the tables already hold rows and Options.Reset is unset.
 var ErrNotEmpty = errors.New("the database already holds catalogue data")
 
-// Migrate applies the reference schema, and then the change-capture triggers of freshness
-// (notify.sql) when notify is set or their removal (notify_drop.sql) when it is not. Every
-// statement is idempotent, so running it on a migrated database changes nothing. The
-// statements run as one implicit transaction: a failure leaves the database as it was.
+// Migrate applies the catalogue's own tables, the mapping (by default the reference schema)
+// and the triggers on the tables it names: the search's version triggers, and the
+// change-capture triggers of freshness (notify.sql) when notify is set or their removal
+// (notify_drop.sql) when it is not (templates.Set.Migration). Every statement is
+// idempotent, so running it on a migrated database changes nothing. The statements run as
+// one implicit transaction: a failure leaves the database as it was.
 func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set, notify bool) error {
-	triggers := templates.NotifyDrop
-	if notify {
-		triggers = templates.Notify
-	}
-	if _, err := conn.Exec(ctx, tpl.SQL(templates.Schema)+";\n"+tpl.SQL(triggers)); err != nil {
-		return fmt.Errorf("apply %s and %s: %w", templates.Schema, triggers, err)
+	if _, err := conn.Exec(ctx, tpl.Migration(notify)); err != nil {
+		return fmt.Errorf("apply %s, %s and the triggers: %w", templates.Catalogue, templates.Mapping, err)
 	}
 	return nil
 }

@@ -21,8 +21,14 @@ import (
 // testRebuild changes the data, builds again, and checks that the edge serves the new
 // snapshot after its next poll (edge.poll_interval is 200ms here), whole (D27).
 func (f *fixture) testRebuild(t *testing.T) {
-	f.env.Exec(t, `UPDATE courses SET name = 'Zoology Advanced' WHERE id = 10;
-UPDATE courses SET is_public = false WHERE id = 16;`)
+	change := map[string]string{
+		"reference": `UPDATE courses SET name = 'Zoology Advanced' WHERE id = 10;
+UPDATE courses SET is_public = false WHERE id = 16;`,
+		// The example's course 16 is soft-deleted rather than unpublished.
+		"laravel": `UPDATE courses SET title = 'Zoology Advanced' WHERE id = 10;
+UPDATE courses SET deleted_at = now() WHERE id = 16;`,
+	}
+	f.env.Exec(t, change[f.schema.Name])
 	next := f.env.Run(t)
 	if next == f.snapshot {
 		t.Fatalf("builder run after a change published snapshot %s again", next)
@@ -84,8 +90,8 @@ const slowSearch = `-- search.sql for the shutdown test: class 150 after 1.5 s, 
 SELECT cl.id, cl.course_id, co.name AS course, cl.start_date, cl.end_date, co.type,
        NULL::text AS city, NULL::text AS state, cl.cost, NULL::bigint AS available_seats,
        1::bigint AS total
-FROM classes cl
-JOIN courses co ON co.id = cl.course_id
+FROM catalogue_classes cl
+JOIN catalogue_courses co ON co.id = cl.course_id
 CROSS JOIN pg_sleep(1.5)
 WHERE cl.id = 150
   AND $1::date IS NOT NULL AND ($2::date IS NULL OR $3::date IS NULL OR $4::date IS NULL

@@ -29,6 +29,7 @@ const readyWithin = 15 * time.Second
 type fixture struct {
 	clock
 	env      *cmdtest.Env
+	schema   buildertest.Schema // the provider's schema the dataset is loaded into
 	edge     *cmdtest.Edge
 	token    string // issued before the edge started
 	snapshot string // the id builder run printed
@@ -36,13 +37,22 @@ type fixture struct {
 	emptyStore func() config.Store // a fresh store of the same kind, nothing published
 }
 
-// TestEdge runs every end-to-end check once per kind of store.
+// TestEdge runs every end-to-end check once per kind of store on the reference schema, and
+// once on the worked example of a provider's own schema (templates/testdata/laravel) with
+// the same data: the same bodies must come out of both.
 func TestEdge(t *testing.T) {
-	for name, st := range buildertest.Stores(t) {
+	type setup struct {
+		store  string
+		schema buildertest.Schema
+	}
+	for name, s := range map[string]setup{
+		"local": {"local", buildertest.Reference()}, "s3": {"s3", buildertest.Reference()},
+		"laravel": {"local", buildertest.Laravel(t)},
+	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, st)
-			f.emptyStore = func() config.Store { return buildertest.Stores(t)[name] }
+			f := newFixture(t, buildertest.Stores(t)[s.store], s.schema)
+			f.emptyStore = func() config.Store { return buildertest.Stores(t)[s.store] }
 			for _, s := range []struct {
 				name string
 				test func(*testing.T)
@@ -76,11 +86,11 @@ func TestEdge(t *testing.T) {
 
 // newFixture loads the dataset into a fresh installation publishing to st, builds it,
 // issues a token and starts an edge that serves the snapshot.
-func newFixture(t *testing.T, st config.Store) *fixture {
+func newFixture(t *testing.T, st config.Store, s buildertest.Schema) *fixture {
 	t.Helper()
-	f := &fixture{clock: newClock(time.Now()), env: cmdtest.NewEnv(t, st)}
+	f := &fixture{clock: newClock(time.Now()), env: cmdtest.NewEnvSchema(t, st, s), schema: s}
 	f.env.Extra["CATALOGUE_TIMEZONE"] = f.zone
-	f.env.Exec(t, f.expand(dataset))
+	f.env.Exec(t, s.Load(f.expand(dataset)))
 	f.snapshot = f.env.Run(t)
 	f.token = f.env.Token(t, "e2e")
 	f.edge = f.env.StartEdge(t, map[string]string{

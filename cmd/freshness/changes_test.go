@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -32,16 +33,20 @@ INSERT INTO registrations (id, class_id) VALUES (1, 11), (2, 11);
 
 // install migrates a fresh database on the primary, loads catalogue, and returns the
 // environment of an installation whose replica is the streaming standby, publishing to st.
-func install(t *testing.T, st config.Store) *cmdtest.Env {
+func install(t *testing.T, st config.Store, s buildertest.Schema) *cmdtest.Env {
 	t.Helper()
-	primary, standby := buildertest.NewReplicatedDatabase(t)
+	primary, standby := buildertest.NewReplicatedEmptyDatabase(t)
 	e := &cmdtest.Env{DatabaseURL: primary, Store: st, Extra: map[string]string{
 		config.EnvName("replica.url"):      standby,
 		config.EnvName("builder.schedule"): "@every 1h", // only changes build
 		config.EnvName("edge.rate_limit"):  "1000000",
 	}}
+	maps.Copy(e.Extra, s.Env())
+	if s.Tables != "" {
+		buildertest.Exec(t, primary, s.Tables)
+	}
 	e.MustBuilder(t, "migrate")
-	buildertest.Exec(t, primary, catalogue)
+	buildertest.Exec(t, primary, s.Load(catalogue))
 	buildertest.WaitReplayed(t, primary, standby)
 	return e
 }
@@ -54,46 +59,72 @@ type seen struct {
 	fields map[string]any
 }
 
-// changes are the kinds of change of the freshness issue, applied in order.
+// changes are the kinds of change of the freshness issue, applied in order, each written for
+// the reference schema and for the worked example (templates/testdata/laravel), whose
+// triggers it goes through.
 var changes = []struct {
-	name string
-	sql  string
-	want seen
+	name    string
+	sql     string
+	laravel string
+	want    seen
 }{
 	{"registration added", `INSERT INTO registrations (id, class_id) VALUES (3, 11)`,
+		`INSERT INTO enrolments (id, course_session_id) VALUES (3, 11)`,
 		seen{"/public/class/11", 200, map[string]any{"open_seats": 7.0}}},
 	{"registration removed", `DELETE FROM registrations WHERE id = 1`,
+		`UPDATE enrolments SET deleted_at = now() WHERE id = 1`, // soft-deleted
 		seen{"/public/class/11", 200, map[string]any{"open_seats": 8.0}}},
 	{"class cost", `UPDATE classes SET cost = 2600 WHERE id = 11`,
+		`UPDATE course_sessions SET price = 2600.00 WHERE id = 11`,
 		seen{"/public/class/11", 200, map[string]any{"cost": 2600.0}}},
 	{"course renamed", `UPDATE courses SET name = 'Welding II' WHERE id = 1`,
+		`UPDATE courses SET title = 'Welding II' WHERE id = 1`,
 		seen{"/public/class/11", 200, map[string]any{"course_name": "Welding II"}}},
 	{"class hidden", `UPDATE classes SET is_public = FALSE WHERE id = 11`,
+		`UPDATE course_sessions SET status = 'cancelled' WHERE id = 11`,
 		seen{"/public/class/11", 404, nil}},
 	{"class shown again", `UPDATE classes SET is_public = TRUE WHERE id = 11`,
+		`UPDATE course_sessions SET status = 'published' WHERE id = 11`,
 		seen{"/public/class/11", 200, map[string]any{"cost": 2600.0}}},
 	{"room renamed", `UPDATE rooms SET name = 'Room B' WHERE id = 5`,
+		`UPDATE venues SET room = 'Room B' WHERE id = 5`,
 		seen{"/public/class/11", 200, map[string]any{"location.room": "Room B"}}},
 	{"new class", `INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES (12, 2, '2099-07-01', '2099-07-02', 50, TRUE)`,
+		`INSERT INTO course_sessions (id, course_id, starts_on, ends_on, price, status) VALUES (12, 2, '2099-07-01', '2099-07-02', 50, 'published')`,
 		seen{"/public/class/12", 200, map[string]any{"cost": 50.0, "course_name": "Excel"}}},
 	{"location renamed", `UPDATE locations SET city = 'Shelbyville' WHERE id = 3`,
+		`UPDATE venues SET city = 'Shelbyville' WHERE id = 5`, // a venue is its own location
 		seen{"/public/class/11", 200, map[string]any{"location.city": "Shelbyville"}}},
 }
 
 // TestEveryChangeReachesTheEdge runs builder serve and an edge with their default freshness
 // settings (the edge polls its store every second) and commits each kind of change on the
 // primary: each is served by the edge within 15 s (it takes about a second).
+//
+// It runs once per kind of store on the reference schema, and once on the worked example of
+// a provider's own schema with a local store.
 func TestEveryChangeReachesTheEdge(t *testing.T) {
-	for name, st := range buildertest.Stores(t) {
+	stores := buildertest.Stores(t)
+	for name, s := range map[string]struct {
+		store  config.Store
+		schema buildertest.Schema
+	}{
+		"local": {stores["local"], buildertest.Reference()}, "s3": {stores["s3"], buildertest.Reference()},
+		"laravel": {buildertest.NewLocalStore(t), buildertest.Laravel(t)},
+	} {
 		t.Run(name, func(t *testing.T) {
-			e := install(t, st)
+			e := install(t, s.store, s.schema)
 			serve := e.StartServe(t, nil)
 			serve.WaitLog(t, "published snapshot", 1, time.Minute, nil)
 			token := e.Token(t, "freshness")
 			edge := e.StartEdge(t, nil)
 			waitServed(t, edge, token, seen{"/public/class/11", 200, map[string]any{"open_seats": 8.0}}, time.Now())
 			for _, c := range changes {
-				committed := commit(t, e.DatabaseURL, c.sql)
+				sql := c.sql
+				if s.schema.Name == "laravel" {
+					sql = c.laravel
+				}
+				committed := commit(t, e.DatabaseURL, sql)
 				took := waitServed(t, edge, token, c.want, committed)
 				t.Logf("%s: served %v after its commit", c.name, took.Round(time.Millisecond))
 			}

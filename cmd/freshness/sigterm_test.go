@@ -21,7 +21,7 @@ import (
 // publishes the last committed state.
 func TestSIGTERMNeverHalfPublishes(t *testing.T) {
 	st := buildertest.NewLocalStore(t)
-	e := install(t, st)
+	e := install(t, st, buildertest.Reference())
 	e.Extra["CATALOGUE_BUILDER_DEBOUNCE"], e.Extra["CATALOGUE_BUILDER_MAX_DELAY"] = "0s", "50ms"
 	r := rand.New(rand.NewPCG(11, 12))
 	interrupted := 0

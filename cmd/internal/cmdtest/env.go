@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
@@ -32,8 +33,20 @@ type Env struct {
 // the database and runs builder migrate on it.
 func NewEnv(t testing.TB, st config.Store) *Env {
 	t.Helper()
+	return NewEnvSchema(t, st, buildertest.Reference())
+}
+
+// NewEnvSchema is NewEnv for a provider's schema: it creates the schema's own tables, then
+// runs builder migrate with the schema's mapping (templates.dir, kept in Extra for every
+// command).
+func NewEnvSchema(t testing.TB, st config.Store, s buildertest.Schema) *Env {
+	t.Helper()
 	Binaries(t)
 	e := &Env{DatabaseURL: buildertest.NewDatabase(t), Store: st, Extra: map[string]string{}}
+	maps.Copy(e.Extra, s.Env())
+	if s.Tables != "" {
+		e.Exec(t, s.Tables)
+	}
 	e.MustBuilder(t, "migrate")
 	return e
 }

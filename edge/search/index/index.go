@@ -1,7 +1,7 @@
 // Package index is the class search's copy in memory of what searches match on: the public
 // courses (id, name as the database lowers it, Online or not) and their public classes (id,
 // start and end dates), read from the replica at one version of that data
-// (catalogue_search_version, templates/schema.sql).
+// (catalogue_search_version, templates/catalogue.sql).
 //
 // A search finds its page's class ids and its exact total here, in tens of microseconds,
 // instead of counting every matching class in the database (milliseconds to tens of
