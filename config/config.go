@@ -152,6 +152,7 @@ type JWT struct {
 	Audience     string        `mapstructure:"audience"`      // aud must hold it when set
 	Leeway       time.Duration `mapstructure:"leeway"`        // clock skew allowed on exp, nbf, iat
 	StudentClaim string        `mapstructure:"student_claim"` // the claim naming the student
+	MaxLifetime  time.Duration `mapstructure:"max_lifetime"`  // longest exp - iat accepted
 }
 
 // Enabled reports whether JWTs are accepted at all (D30).
@@ -200,7 +201,7 @@ func Default() Config {
 			SearchCache:   5 * time.Second,
 			RedisTimeout:  50 * time.Millisecond,
 			SearchIndex:   true,
-			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub"},
+			JWT:           JWT{Leeway: 30 * time.Second, StudentClaim: "sub", MaxLifetime: 24 * time.Hour},
 		},
 		Feeds: Feeds{Retention: 7 * 24 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
 		Webhooks: Webhooks{
@@ -254,6 +255,7 @@ func defaults() map[string]any {
 		"edge.jwt.audience":      d.Edge.JWT.Audience,
 		"edge.jwt.leeway":        d.Edge.JWT.Leeway,
 		"edge.jwt.student_claim": d.Edge.JWT.StudentClaim,
+		"edge.jwt.max_lifetime":  d.Edge.JWT.MaxLifetime,
 		// The RPDE feeds (D35-D39).
 		"feeds.retention": d.Feeds.Retention,
 		"feeds.license":   d.Feeds.License,
@@ -284,7 +286,7 @@ func Keys() []string {
 		"edge.search_timeout", "edge.search_cache", "edge.search_index", "edge.trusted_proxies",
 		"edge.redis_url", "edge.redis_password", "edge.redis_timeout",
 		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
-		"edge.jwt.leeway", "edge.jwt.student_claim",
+		"edge.jwt.leeway", "edge.jwt.student_claim", "edge.jwt.max_lifetime",
 		"edge.public_url", "feeds.retention", "feeds.license",
 		"webhooks.allow_http", "webhooks.allow_private", "webhooks.timeout", "webhooks.retry_base",
 		"webhooks.retry_max", "webhooks.retry_for", "webhooks.disable_after", "webhooks.edge_wait",
@@ -534,6 +536,9 @@ func (j JWT) validate() []error {
 	}
 	if strings.TrimSpace(j.StudentClaim) == "" {
 		bad("edge.jwt.student_claim", "must name a claim, such as sub", `""`)
+	}
+	if j.MaxLifetime <= 0 {
+		bad("edge.jwt.max_lifetime", "must be a positive duration such as 24h", j.MaxLifetime)
 	}
 	return errs
 }

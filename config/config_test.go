@@ -32,7 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 			Debounce: 100 * time.Millisecond, MaxDelay: time.Second, ReplicaWait: 10 * time.Second},
 		Edge: Edge{Listen: ":8080", BasePath: "/api/v2", RateLimit: 60, PollInterval: time.Second,
 			TokenRefresh: 10 * time.Second, CacheMaxAge: 60 * time.Second, SearchTimeout: 2 * time.Second,
-			SearchCache: 5 * time.Second, SearchIndex: true, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub"}},
+			SearchCache: 5 * time.Second, SearchIndex: true, RedisTimeout: 50 * time.Millisecond, JWT: JWT{Leeway: 30 * time.Second, StudentClaim: "sub", MaxLifetime: 24 * time.Hour}},
 		// D36: tombstones kept 168h; D35: the license of every feed page.
 		Feeds: Feeds{Retention: 168 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
 		// D42: 10 s for a 2xx, retried for 24 h; D43: https and public addresses only.
@@ -128,6 +128,9 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_JWT_LEEWAY", "1h", "edge.jwt.leeway: must be between 0s and 5m0s (got 1h0m0s)"},
 		{"CATALOGUE_EDGE_JWT_LEEWAY", "0s", ""},
 		{"CATALOGUE_EDGE_JWT_STUDENT_CLAIM", " ", `edge.jwt.student_claim: must name a claim, such as sub (got "")`},
+		{"CATALOGUE_EDGE_JWT_MAX_LIFETIME", "0s", "edge.jwt.max_lifetime: must be a positive duration such as 24h (got 0s)"},
+		{"CATALOGUE_EDGE_JWT_MAX_LIFETIME", "-1h", "edge.jwt.max_lifetime: must be a positive duration such as 24h (got -1h0m0s)"},
+		{"CATALOGUE_EDGE_JWT_MAX_LIFETIME", "720h", ""},
 		{"CATALOGUE_WEBHOOKS_TIMEOUT", "11s", "webhooks.timeout: must be between 1ms and 10s (D42: a 2xx within 10 s is success) (got 11s)"},
 		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "0s", "webhooks.retry_for: must be a positive duration (got 0s)"},
 		{"CATALOGUE_WEBHOOKS_RETRY_MAX", "1s", "webhooks.retry_max: must be at least webhooks.retry_base (5s) (got 1s)"},

@@ -22,6 +22,7 @@ func newJWTVerifier(ctx context.Context, cfg config.JWT, log *slog.Logger) (*aut
 		Audience:     cfg.Audience,
 		Leeway:       cfg.Leeway,
 		StudentClaim: cfg.StudentClaim,
+		MaxLifetime:  cfg.MaxLifetime,
 		Log:          log,
 	})
 }

@@ -156,7 +156,7 @@ func (s *site) start(t testing.TB, log *slog.Logger) {
 	var jwt *auth.JWTVerifier
 	if j := s.cfg.Edge.JWT; j.Enabled() {
 		jwt, err = auth.NewJWTVerifier(runCtx, auth.JWTOptions{HMACSecret: []byte(j.HMACSecret), JWKSURL: j.JWKSURL,
-			Issuer: j.Issuer, Audience: j.Audience, Leeway: j.Leeway, StudentClaim: j.StudentClaim, Log: log, Now: s.clock.now})
+			Issuer: j.Issuer, Audience: j.Audience, Leeway: j.Leeway, StudentClaim: j.StudentClaim, MaxLifetime: j.MaxLifetime, Log: log, Now: s.clock.now})
 		if err != nil {
 			t.Fatalf("JWT verifier: %v", err)
 		}

@@ -163,7 +163,8 @@ func (k *jwks) fetchLogged() error {
 }
 
 // fetch reads the set at the URL, on the verifier's context and within Timeout, and puts it
-// in force, whole. Keys of a type the library does not support are left out; any other
+// in force, whole. Keys of a type the library does not support, and keys for encryption
+// ("use": "enc"), are left out; any other
 // bad key, or a response past MaxJWKSSize or MaxJWKSKeys, fails the fetch.
 func (k *jwks) fetch() error {
 	ctx, cancel := context.WithTimeout(k.ctx, k.o.Timeout)
@@ -203,6 +204,9 @@ func (k *jwks) fetch() error {
 		var m jwkset.JWKMarshal
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return fmt.Errorf("fetch JWKS: decode a key: %w", err)
+		}
+		if m.USE == jwkset.UseEnc { // an encryption key (RFC 7517 section 4.2) verifies no signature
+			continue
 		}
 		jwk, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{Private: true}, jwkset.JWKValidateOptions{})
 		switch {

@@ -52,6 +52,9 @@ type JWTOptions struct {
 	Leeway time.Duration
 	// StudentClaim names the claim holding registrations.student_id (default "sub").
 	StudentClaim string
+	// MaxLifetime, when positive, is the longest exp - iat accepted from a token that has
+	// iat (edge.jwt.max_lifetime).
+	MaxLifetime time.Duration
 	// Now is the clock (nil: time.Now); tests inject one.
 	Now func() time.Time
 	// Log receives JWKS refresh failures (nil: discarded). A JWT itself is never logged.
@@ -62,11 +65,12 @@ type JWTOptions struct {
 
 // JWTVerifier checks the JWTs of signed-in students. Safe for concurrent use.
 type JWTVerifier struct {
-	secret  []byte
-	jwks    *jwks // nil without edge.jwt.jwks_url
-	claim   string
-	parser  *jwt.Parser
-	methods []string
+	secret      []byte
+	maxLifetime time.Duration // 0: not checked
+	jwks        *jwks         // nil without edge.jwt.jwks_url
+	claim       string
+	parser      *jwt.Parser
+	methods     []string
 }
 
 // NewJWTVerifier returns a verifier for o. With a JWKS URL it fetches the key set once
@@ -76,7 +80,7 @@ func NewJWTVerifier(ctx context.Context, o JWTOptions) (*JWTVerifier, error) {
 	if len(o.HMACSecret) == 0 && o.JWKSURL == "" {
 		return nil, errors.New("JWT verification needs edge.jwt.hmac_secret or edge.jwt.jwks_url")
 	}
-	v := &JWTVerifier{claim: o.StudentClaim}
+	v := &JWTVerifier{claim: o.StudentClaim, maxLifetime: o.MaxLifetime}
 	if v.claim == "" {
 		v.claim = "sub"
 	}
@@ -136,11 +140,31 @@ func (v *JWTVerifier) verify(ctx context.Context, token string, fetch bool) (str
 	if _, err := v.parser.ParseWithClaims(token, &claims, v.keyfunc(ctx, fetch)); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidJWT, err)
 	}
+	if err := v.checkLifetime(claims); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidJWT, err)
+	}
 	student, err := studentOf(claims[v.claim])
 	if err != nil {
 		return "", fmt.Errorf("%w: claim %q: %w", ErrInvalidJWT, v.claim, err)
 	}
 	return student, nil
+}
+
+// checkLifetime refuses a token meant to live longer than edge.jwt.max_lifetime, exp - iat,
+// when it has iat (the parser has checked both are numbers when present, and exp is).
+func (v *JWTVerifier) checkLifetime(claims jwt.MapClaims) error {
+	iat, err := claims.GetIssuedAt()
+	if v.maxLifetime <= 0 || err != nil || iat == nil {
+		return nil
+	}
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil {
+		return nil
+	}
+	if life := exp.Sub(iat.Time); life > v.maxLifetime {
+		return fmt.Errorf("%w: it lives %s from iat to exp, more than edge.jwt.max_lifetime (%s)", jwt.ErrTokenInvalidClaims, life, v.maxLifetime)
+	}
+	return nil
 }
 
 // keyfunc returns the key that may verify t: the algorithm in t's header decides where the
@@ -149,6 +173,11 @@ func (v *JWTVerifier) verify(ctx context.Context, token string, fetch bool) (str
 // an "oct" key of the JWKS.
 func (v *JWTVerifier) keyfunc(ctx context.Context, fetch bool) jwt.Keyfunc {
 	return func(t *jwt.Token) (any, error) {
+		// RFC 7515 section 4.1.11: extensions named in crit must be understood, and this
+		// verifier understands none; a crit that is empty or not a list is malformed.
+		if _, ok := t.Header["crit"]; ok {
+			return nil, errors.New(`the header's "crit" names extensions this verifier does not support`)
+		}
 		alg := t.Method.Alg()
 		if alg == algHS256 {
 			if v.secret == nil {

@@ -38,32 +38,39 @@ type Key struct {
 	// HeaderAlg, when set, replaces Alg in the token's header (the signature is still
 	// made with Alg): a token that lies about its algorithm.
 	HeaderAlg string
+	// Use is the "use" member of the published JWK; empty: "sig".
+	Use string
+	// Header holds more parameters of the token's header ("crit" and the like).
+	Header map[string]any
 }
 
 // Sign returns a compact JWT of claims signed with k, kid in its header unless k.KID is empty.
 func (k Key) Sign(t testing.TB, claims Claims) string {
 	t.Helper()
-	return sign(t, jwt.GetSigningMethod(k.Alg), k.KID, k.HeaderAlg, k.Private, claims)
+	return sign(t, jwt.GetSigningMethod(k.Alg), k.KID, k.HeaderAlg, k.Private, claims, k.Header)
 }
 
 // HS256 returns a JWT of claims signed with secret, without a key id.
 func HS256(t testing.TB, secret []byte, claims Claims) string {
 	t.Helper()
-	return sign(t, jwt.SigningMethodHS256, "", "", secret, claims)
+	return sign(t, jwt.SigningMethodHS256, "", "", secret, claims, nil)
 }
 
 // Unsigned returns a JWT with "alg": "none" and an empty signature.
 func Unsigned(t testing.TB, claims Claims) string {
 	t.Helper()
-	return sign(t, jwt.SigningMethodNone, "", "", jwt.UnsafeAllowNoneSignatureType, claims)
+	return sign(t, jwt.SigningMethodNone, "", "", jwt.UnsafeAllowNoneSignatureType, claims, nil)
 }
 
-func sign(t testing.TB, m jwt.SigningMethod, kid, headerAlg string, key any, claims Claims) string {
+func sign(t testing.TB, m jwt.SigningMethod, kid, headerAlg string, key any, claims Claims, header map[string]any) string {
 	t.Helper()
 	if m == nil {
 		t.Fatal("jwttest: unknown signing method")
 	}
 	tok := jwt.NewWithClaims(m, jwt.MapClaims(claims))
+	for k, v := range header {
+		tok.Header[k] = v
+	}
 	if kid != "" {
 		tok.Header["kid"] = kid
 	}
@@ -110,6 +117,9 @@ func Ed25519(t testing.TB, kid string) Key {
 // JWK returns the public JWK of k (for an oct key, the secret itself) as a JSON object.
 func (k Key) JWK() map[string]string {
 	j := map[string]string{"kid": k.KID, "use": "sig"}
+	if k.Use != "" {
+		j["use"] = k.Use
+	}
 	if k.PublishAlg != "" {
 		j["alg"] = k.PublishAlg
 	}
