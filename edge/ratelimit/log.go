@@ -18,6 +18,9 @@ func (l *slidingLog) len() int { return len(l.ts) - l.head }
 // oldest is the earliest live time; the log must not be empty.
 func (l *slidingLog) oldest() int64 { return l.ts[l.head] }
 
+// nth is the i-th earliest live time, from 0; i must be below len.
+func (l *slidingLog) nth(i int) int64 { return l.ts[l.head+i] }
+
 // push records an accepted request at t. A clock that steps back (a wall clock adjusted)
 // must not unsort the log, so t never goes below the newest time already recorded.
 func (l *slidingLog) push(t int64) {

@@ -169,10 +169,12 @@ func (m *Memory) Peek(_ context.Context, key string, limit int) (Decision, error
 	return d, nil
 }
 
-// rejected is the decision for a full window: a request is accepted again when the oldest
-// accepted time in it leaves the window.
+// rejected is the decision for a full window: a request is accepted again once fewer than
+// limit accepted times are in it, when the (held - limit + 1)-th oldest leaves: the oldest
+// when the window holds exactly limit, a later one when the key's limit was lowered below
+// what it holds.
 func (m *Memory) rejected(l *slidingLog, now int64, wall time.Time, limit int) Decision {
-	reset := l.oldest() + m.window
+	reset := l.nth(l.len()-limit) + m.window
 	return Decision{
 		Limit:      limit,
 		RetryAfter: retryAfter(time.Duration(reset - now)),

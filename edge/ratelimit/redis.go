@@ -172,8 +172,9 @@ func (r *Redis) run(ctx context.Context, key string, limit int, member string) (
 }
 
 // decision turns the script's answer into a Decision, as Memory would have decided: held
-// is the number of accepted requests in the window after this one, oldest the time of the
-// oldest of them (0 when the script did not look: an accepted request has no ResetAt) and
+// is the number of accepted requests in the window after this one, oldest the time whose
+// leaving the window lets a request in (the (held - limit + 1)-th oldest when refused, the
+// oldest within the limit; 0 when the script did not look: an accepted request has no ResetAt) and
 // now the time of the decision, both in microseconds.
 func (r *Redis) decision(limit int, allowed bool, held int, oldest, now int64) Decision {
 	d := Decision{Allowed: allowed, Limit: limit}

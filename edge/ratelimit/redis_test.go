@@ -97,7 +97,7 @@ func TestPerKeyLimit(t *testing.T) {
 				{1, 1, Decision{Limit: 1, RetryAfter: 59 * time.Second, ResetAt: sec(60)}},
 				{2, 3, Decision{Allowed: true, Limit: 3, Remaining: 1, ResetAt: sec(60)}}, // raised to 3
 				{3, 3, Decision{Allowed: true, Limit: 3, Remaining: 0, ResetAt: sec(60)}},
-				{4, 2, Decision{Limit: 2, RetryAfter: 56 * time.Second, ResetAt: sec(60)}}, // lowered to 2: 3 held
+				{4, 2, Decision{Limit: 2, RetryAfter: 58 * time.Second, ResetAt: sec(62)}}, // lowered to 2: 3 held, 2 must leave
 				{60, 2, Decision{Limit: 2, RetryAfter: 2 * time.Second, ResetAt: sec(62)}}, // 2 held (at 2 and 3)
 				{62, 2, Decision{Allowed: true, Limit: 2, Remaining: 0, ResetAt: sec(63)}},
 			})
@@ -105,6 +105,46 @@ func TestPerKeyLimit(t *testing.T) {
 			run("b", []step{
 				{62, 2, Decision{Allowed: true, Limit: 2, Remaining: 1, ResetAt: sec(122)}},
 			})
+		})
+	}
+}
+
+// TestLoweredLimitReset checks the time told to wait after a key's limit is lowered below
+// what it holds: a request is accepted again once held - limit + 1 of its requests have left
+// the window, so the reset is when the (held - limit + 1)-th oldest leaves, not the oldest
+// (which told a client with 20 held and a new limit of 4 to come back 16 s too early).
+func TestLoweredLimitReset(t *testing.T) {
+	limiters := map[string]func(*fakeClock) Limiter{
+		"memory": func(c *fakeClock) Limiter { return NewMemory(time.Minute, c.now) },
+		"redis":  func(c *fakeClock) Limiter { r, _ := newTestRedis(t, c.now); return r },
+	}
+	for name, newLimiter := range limiters {
+		t.Run(name, func(t *testing.T) {
+			clock := newFakeClock()
+			l := newLimiter(clock)
+			for i := range 20 { // one a second at 0..19, at a limit of 60
+				clock.at(time.Duration(i) * time.Second)
+				if d, err := l.Allow(context.Background(), "k", 60); err != nil || !d.Allowed {
+					t.Fatalf("request %d: %+v, %v; want accepted", i+1, d, err)
+				}
+			}
+			runSteps(t, clock, l, "k", []step{
+				// Lowered to 4 with 20 held: the requests of 0..16 must leave; the 17th oldest's
+				// (at 16) leaves at 76.
+				{20, 4, Decision{Limit: 4, RetryAfter: 56 * time.Second, ResetAt: sec(76)}},
+				{60.5, 4, Decision{Limit: 4, RetryAfter: 16 * time.Second, ResetAt: sec(76)}}, // whole seconds, rounded up
+				{75.5, 4, Decision{Limit: 4, RetryAfter: time.Second, ResetAt: sec(76)}},
+			})
+			clock.at(76 * time.Second)
+			if d, err := l.Allow(context.Background(), "k", 4); err != nil || !d.Allowed || d.Remaining != 0 {
+				t.Errorf("at the reset told: %+v, %v; want accepted with 0 remaining", d, err)
+			}
+			// Peek tells the same: at 77 the requests of 18, 19 and 76 are held; at a limit of 2
+			// the one of 19 must leave too.
+			clock.at(77 * time.Second)
+			if d, err := l.Peek(context.Background(), "k", 2); err != nil || d.Allowed || !d.ResetAt.Equal(sec(79)) {
+				t.Errorf("Peek at 77 s with 3 held and a limit of 2: %+v, %v; want refused until 79 s", d, err)
+			}
 		})
 	}
 }

@@ -9,8 +9,8 @@
 -- ARGV[4]  now, in microseconds; empty to read Redis's own clock, the one clock every edge
 --          shares
 --
--- Returns {allowed (1 or 0), accepted requests in the window after this decision, time of
--- the oldest of them or 0, now}. An accepted request returns 0 for the oldest: the edge
+-- Returns {allowed (1 or 0), accepted requests in the window after this decision, the time
+-- whose leaving the window lets a request in (the oldest when within the limit) or 0, now}. An accepted request returns 0 for the oldest: the edge
 -- tells it only with a 429, and every command counts (each costs Redis about 2 µs).
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
@@ -34,9 +34,13 @@ if held < limit and member ~= '' then
   return {1, held + 1, 0, now}
 end
 
+-- A refused request is accepted again once fewer than limit are held: when the
+-- (held - limit + 1)-th oldest leaves, a later one than the oldest when the limit was
+-- lowered below what the key holds. A look within the limit tells the oldest.
 local oldest = 0
 if held > 0 then
-  oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+  local i = math.max(held - limit, 0)
+  oldest = tonumber(redis.call('ZRANGE', key, i, i, 'WITHSCORES')[2])
 end
 local allowed = 0
 if held < limit then allowed = 1 end
