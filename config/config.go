@@ -113,6 +113,9 @@ type Edge struct {
 	RedisTimeout  time.Duration `mapstructure:"redis_timeout"`
 	// JWT configures the signed-in students' tokens (D30, D31).
 	JWT JWT `mapstructure:"jwt"`
+	// MetricsListen is the address where the edge answers /metrics (Prometheus), never on
+	// Listen, which the public reaches (D26); empty: no metrics listener.
+	MetricsListen string `mapstructure:"metrics_listen"`
 }
 
 // Webhooks configures the deliveries of builder serve to partners' endpoints (D40-D43).
@@ -248,6 +251,7 @@ func defaults() map[string]any {
 		"edge.redis_url":         d.Edge.RedisURL,
 		"edge.redis_password":    d.Edge.RedisPassword,
 		"edge.redis_timeout":     d.Edge.RedisTimeout,
+		"edge.metrics_listen":    d.Edge.MetricsListen,
 		// Signed-in students (D30, D31).
 		"edge.jwt.hmac_secret":   d.Edge.JWT.HMACSecret,
 		"edge.jwt.jwks_url":      d.Edge.JWT.JWKSURL,
@@ -284,7 +288,7 @@ func Keys() []string {
 		"edge.listen", "edge.base_path", "edge.rate_limit", "edge.poll_interval",
 		"edge.token_refresh", "edge.cache_max_age", "edge.cors_origins", "edge.cache_dir",
 		"edge.search_timeout", "edge.search_cache", "edge.search_index", "edge.trusted_proxies",
-		"edge.redis_url", "edge.redis_password", "edge.redis_timeout",
+		"edge.redis_url", "edge.redis_password", "edge.redis_timeout", "edge.metrics_listen",
 		"edge.jwt.hmac_secret", "edge.jwt.jwks_url", "edge.jwt.issuer", "edge.jwt.audience",
 		"edge.jwt.leeway", "edge.jwt.student_claim", "edge.jwt.max_lifetime",
 		"edge.public_url", "feeds.retention", "feeds.license",
@@ -455,6 +459,12 @@ func (e Edge) validate() []error {
 			u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(u.Path, "/") {
 			bad("edge.public_url", "must be an http:// or https:// URL such as https://api.example.com, without a trailing /, query or fragment", fmt.Sprintf("%q", e.PublicURL))
 		}
+	}
+	if e.MetricsListen != "" && !strings.Contains(e.MetricsListen, ":") {
+		bad("edge.metrics_listen", "must be an address such as 127.0.0.1:9465", fmt.Sprintf("%q", e.MetricsListen))
+	}
+	if e.MetricsListen != "" && e.MetricsListen == e.Listen && !strings.HasSuffix(e.Listen, ":0") {
+		bad("edge.metrics_listen", "must not be edge.listen: metrics are kept off the public port (D26)", fmt.Sprintf("%q", e.MetricsListen))
 	}
 	return append(errs, e.JWT.validate()...)
 }

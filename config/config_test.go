@@ -107,6 +107,9 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_BUILDER_REPLICA_WAIT", "0s", "builder.replica_wait: must be a positive duration such as 10s (got 0s)"},
 		{"CATALOGUE_BUILDER_METRICS_LISTEN", "9464", `builder.metrics_listen: must be an address such as 127.0.0.1:9464 (got "9464")`},
 		{"CATALOGUE_BUILDER_LISTEN", "maybe", "builder.listen"},
+		{"CATALOGUE_EDGE_METRICS_LISTEN", "9465", `edge.metrics_listen: must be an address such as 127.0.0.1:9465 (got "9465")`},
+		{"CATALOGUE_EDGE_METRICS_LISTEN", ":8080", `edge.metrics_listen: must not be edge.listen: metrics are kept off the public port (D26) (got ":8080")`},
+		{"CATALOGUE_EDGE_METRICS_LISTEN", "127.0.0.1:9465", ""},
 		{"CATALOGUE_EDGE_BASE_PATH", "api/v2", "edge.base_path: must start with / and not end with /"},
 		{"CATALOGUE_EDGE_BASE_PATH", "/api/v2/", "edge.base_path: must start with / and not end with /"},
 		{"CATALOGUE_EDGE_POLL_INTERVAL", "0s", "edge.poll_interval: must be a positive duration"},
@@ -287,5 +290,15 @@ func TestTrustedProxies(t *testing.T) {
 	t.Setenv("CATALOGUE_EDGE_TRUSTED_PROXIES", "10.0.0.1")
 	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "edge.trusted_proxies: must be CIDR ranges") {
 		t.Errorf("Load with a bare address: error %v, want edge.trusted_proxies named", err)
+	}
+}
+
+// TestMetricsListenPortZero: edge.listen and edge.metrics_listen both on port 0 (as tests
+// start edges) are two ports the system picks, not one address.
+func TestMetricsListenPortZero(t *testing.T) {
+	t.Setenv("CATALOGUE_EDGE_LISTEN", "127.0.0.1:0")
+	t.Setenv("CATALOGUE_EDGE_METRICS_LISTEN", "127.0.0.1:0")
+	if _, err := Load("", nil); err != nil {
+		t.Errorf("Load: %v, want no error", err)
 	}
 }

@@ -7,14 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// noStore wraps a handler whose answers no cache may keep: the metrics.
-func (s *Server) noStore(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		c.Response().Header()["Cache-Control"] = hdrNoStore
-		return next(c)
-	}
-}
-
 // handleHealthz answers 200 while the process runs; liveness probes call it (D26).
 func (s *Server) handleHealthz(c echo.Context) error {
 	c.Response().Header()["Cache-Control"] = hdrNoStore // a probe asks about now

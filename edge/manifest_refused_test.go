@@ -77,7 +77,7 @@ func TestPartialManifestRefused(t *testing.T) {
 					t.Errorf("GET %s mismatch (-want +got):\n%s", target, diff)
 				}
 			}
-			if got := scrapeHandler(t, ts.Handler())["catalogue_edge_snapshot_refused_total{}"]; got != 1 {
+			if got := scrapeHandler(t, ts.MetricsHandler())["catalogue_edge_snapshot_refused_total{}"]; got != 1 {
 				t.Errorf("catalogue_edge_snapshot_refused_total = %v, want 1", got)
 			}
 			if n := strings.Count(logs.String(), `"msg":"snapshot refused`); n != 1 {
@@ -97,7 +97,7 @@ func TestPartialManifestRefused(t *testing.T) {
 	}
 }
 
-// scrapeHandler fetches /metrics from h and flattens the catalogue_edge_ series.
+// scrapeHandler fetches /metrics from h (a MetricsHandler) and flattens the catalogue_edge_ series.
 func scrapeHandler(t *testing.T, h http.Handler) map[string]float64 {
 	t.Helper()
 	rec := httptest.NewRecorder()

@@ -103,7 +103,7 @@ func TestMetrics(t *testing.T) {
 func scrape(t *testing.T, env *authEnv) map[string]*dto.MetricFamily {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	env.s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	env.s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != 200 {
 		t.Fatalf("GET /metrics: status %d\n%s", rec.Code, rec.Body)
 	}
@@ -144,4 +144,24 @@ func flatten(fams map[string]*dto.MetricFamily, prefix string) map[string]float6
 		}
 	}
 	return out
+}
+
+// TestMetricsNotOnThePublicHandler: /metrics is not a route of the public handler, which
+// answers it like any unknown path (D24, D26): 404 to GET and HEAD, whatever the caller
+// holds; the metrics are on MetricsHandler, which cmd/edge serves on edge.metrics_listen.
+func TestMetricsNotOnThePublicHandler(t *testing.T) {
+	env := newAuthEnv(t, nil)
+	notFound := response{Status: 404, Body: `{"message":"Not Found."}` + "\n",
+		Headers: map[string]string{"Content-Type": jsonContentType}}
+	for _, r := range []req{{target: "/metrics"}, {target: "/metrics", auth: env.bearer()}} {
+		if diff := cmp.Diff(notFound, env.send(r)); diff != "" {
+			t.Errorf("GET /metrics on the public handler (auth %q) mismatch (-want +got):\n%s", r.auth, diff)
+		}
+	}
+	if got := env.send(req{method: http.MethodHead, target: "/metrics"}); got.Status != 404 {
+		t.Errorf("HEAD /metrics on the public handler: status %d, want 404", got.Status)
+	}
+	if fams := scrape(t, env); fams["catalogue_edge_requests_total"] == nil {
+		t.Error("MetricsHandler lacks catalogue_edge_requests_total")
+	}
 }

@@ -236,8 +236,6 @@ func TestOpenAPI(t *testing.T) {
 		{target: "/readyz", status: 200},
 		{target: "/readyz", server: srvNoSnap, status: 503},
 		{target: "/readyz", method: http.MethodPut, status: 405},
-		{target: "/metrics", status: 200},
-		{target: "/metrics", method: http.MethodDelete, status: 405},
 
 		// HEAD answers like GET without a body; kin-openapi skips HEAD, so checkHeaders does it.
 		{target: "/api/v2/public/classes", method: http.MethodHead, auth: "token", status: 200},

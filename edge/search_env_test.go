@@ -180,7 +180,7 @@ func eachSearchPath(t *testing.T, seed string, test func(*testing.T, *searchEnv)
 func (env *searchEnv) indexSearches(t *testing.T) map[string]float64 {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	env.s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	env.s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(rec.Body)
 	if err != nil {

@@ -488,7 +488,7 @@ func cacheCounts(env *searchEnv) map[string]float64 {
 func metricNames(t *testing.T, env *searchEnv) map[string]bool {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	env.s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	env.s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != 200 {
 		t.Fatalf("GET /metrics: status %d", rec.Code)
 	}

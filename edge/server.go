@@ -56,7 +56,7 @@ type Options struct {
 	// Config.Edge.JWT has a key; cmd/edge makes it from the configuration (it fetches a
 	// JWKS in the background, so it needs the process's context).
 	JWT      *auth.JWTVerifier
-	Registry *prometheus.Registry // nil: a new registry, served at /metrics
+	Registry *prometheus.Registry // nil: a new registry, served by MetricsHandler
 }
 
 // Server is the edge. Create it with New, start background work with Start, and serve its
@@ -152,6 +152,10 @@ func (s *Server) docsOptions() docstore.Options {
 // Handler returns the HTTP handler of every route.
 func (s *Server) Handler() http.Handler { return s.echo }
 
+// MetricsHandler answers Prometheus scrapes of the server's registry; cmd/edge serves it on
+// edge.metrics_listen, never beside Handler on the public edge.listen (D26).
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
+
 // Start loads the first snapshot, token set and search index (without failing when the store
 // or database is down: the edge then reports not ready, or searches in the replica alone,
 // and keeps trying) and starts the background pollers, which stop when ctx is done. The
@@ -190,10 +194,10 @@ func (s *Server) newEcho() *echo.Echo {
 	// authentication (stray.go).
 	e.RouteNotFound("/*", s.handleStray)
 
-	// Outside the versioned base path, no token: probes and scrapers.
+	// Outside the versioned base path, no token: probes. /metrics is not here: it is served
+	// on edge.metrics_listen only (MetricsHandler), away from the public (D26).
 	e.Match(getHead, "/healthz", s.handleHealthz)
 	e.Match(getHead, "/readyz", s.handleReadyz)
-	e.Match(getHead, "/metrics", s.noStore(echo.WrapHandler(s.metrics.Handler())))
 
 	api := e.Group(s.cfg.BasePath)
 	// The API description, public so that client generators can fetch it.

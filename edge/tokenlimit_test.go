@@ -99,7 +99,7 @@ func TestSharedLimiterInMetrics(t *testing.T) {
 		t.Errorf("Peek through another client = %+v, %v; want 58 remaining", d, err)
 	}
 	rec := httptest.NewRecorder()
-	env.s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	env.s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	for _, line := range []string{"catalogue_edge_ratelimit_shared 1", "catalogue_edge_ratelimit_redis_failures_total 0",
 		"catalogue_edge_ratelimit_redis_outages_total 0"} {
 		if !strings.Contains(rec.Body.String(), "\n"+line+"\n") {

@@ -215,8 +215,12 @@ builder_runs() {
 start_edge() {
 	edge_port=$(free_port)
 	edge_url=http://127.0.0.1:$edge_port
+	# The edge's /metrics is on an address of its own (edge.metrics_listen), never edge.listen.
+	local metrics_addr
+	metrics_addr=127.0.0.1:$(free_port)
+	edge_metrics_url=http://$metrics_addr/metrics
 	log "starting the edge on $edge_url (core 0)"
-	CATALOGUE_EDGE_LISTEN=127.0.0.1:$edge_port CATALOGUE_EDGE_RATE_LIMIT=1000000000 \
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:$edge_port CATALOGUE_EDGE_METRICS_LISTEN=$metrics_addr CATALOGUE_EDGE_RATE_LIMIT=1000000000 \
 		CATALOGUE_EDGE_POLL_INTERVAL=$poll taskset -c 0 "$bin/edge" >"$work/edge.log" 2>&1 &
 	edge_pid=$!
 	pids+=("$edge_pid")
@@ -420,7 +424,7 @@ search_round() {
 	for mix in standard longtail; do
 		local case=$mix paths=$work/$mix/paths.txt
 		[ "$mix" = standard ] && case=search
-		res=$(BENCH_METRICS=$edge_url/metrics wrk_measure "r$1-$mix-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
+		res=$(BENCH_METRICS=$edge_metrics_url wrk_measure "r$1-$mix-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
 		record "$1" "$case" edge "$res"
 		res=$(wrk_measure "r$1-$mix-uncached" "$uncached_url" "$paths" 1 "$token" "$uncached_pid")
 		record "$1" "$case" edge-uncached "$res"
@@ -430,7 +434,7 @@ search_round() {
 	res=$(pgbench_measure "r$1-longtail-edge" longtail_edge_args force_generic_plan)
 	record "$1" longtail pgbench-edge "$res"
 	paths=$work/longtail/paths.txt
-	res=$(conns=1 BENCH_METRICS=$edge_url/metrics wrk_measure "r$1-longtail-c1-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
+	res=$(conns=1 BENCH_METRICS=$edge_metrics_url wrk_measure "r$1-longtail-c1-edge" "$edge_url" "$paths" 1 "$token" "$edge_pid")
 	record "$1" longtail-c1 edge "$res"
 	res=$(conns=1 wrk_measure "r$1-longtail-c1-uncached" "$uncached_url" "$paths" 1 "$token" "$uncached_pid")
 	record "$1" longtail-c1 edge-uncached "$res"

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -22,6 +20,7 @@ import (
 	"github.com/trainingco/catalogue/builder"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/cmd/internal/metricsserve"
 )
 
 // cmdRun builds and publishes one snapshot. Whatever happens it prints one summary line on
@@ -79,35 +78,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	opts := builder.ServeOptions{Logger: log, Metrics: builder.NewMetrics(reg)}
 	if cfg.Builder.MetricsListen != "" {
-		stop, err := serveMetrics(cfg.Builder.MetricsListen, reg, log)
+		stop, err := metricsserve.Serve("builder.metrics_listen", cfg.Builder.MetricsListen,
+			promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}), log)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 	return builder.Serve(ctx, cfg, opts)
-}
-
-// serveMetrics answers GET /metrics on addr until stop is called.
-func serveMetrics(addr string, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("builder.metrics_listen: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics listener stopped", "error", err.Error())
-		}
-	}()
-	log.Info("metrics at /metrics", "address", ln.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
 }
 
 // cmdStatus prints the current snapshot and the kept ones.

@@ -137,8 +137,8 @@ func wantVary(t *testing.T, r *cmdtest.Response) {
 	t.Errorf("GET %s: Vary %q does not name Accept-Encoding", r.Request.URL, r.Header.Values("Vary"))
 }
 
-// testUnversioned checks what needs no token (D26): health, readiness, metrics, and the
-// API description.
+// testUnversioned checks what needs no token (D26): health, readiness, metrics (on their
+// own listener), and the API description.
 func (f *fixture) testUnversioned(t *testing.T) {
 	d := f.edge
 	r := checked(t, d.Get(t, "/healthz", ""))
@@ -151,10 +151,15 @@ func (f *fixture) testUnversioned(t *testing.T) {
 	} else if got, _ := r.JSON(t).(map[string]any)["snapshot"]; got != f.snapshot {
 		t.Errorf("GET /readyz: snapshot %v, want %q", got, f.snapshot)
 	}
+	// Metrics are on edge.metrics_listen only: the public port answers 404 (D26).
 	r = checked(t, d.Get(t, "/metrics", ""))
+	if r.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /metrics on edge.listen: %s, want 404", r.Status)
+	}
+	metrics := d.Metrics(t)
 	for _, want := range []string{"catalogue_edge_requests_total", `catalogue_edge_snapshot_info{snapshot="` + f.snapshot + `"} 1`} {
-		if r.StatusCode != http.StatusOK || !strings.Contains(string(r.Data), want) {
-			t.Errorf("GET /metrics: %s, want 200 with %s", r.Status, want)
+		if !strings.Contains(metrics, want) {
+			t.Errorf("GET %s lacks %s", d.MetricsURL, want)
 		}
 	}
 

@@ -118,16 +118,14 @@ func (f *fixture) get(t *testing.T, path string, header ...string) *cmdtest.Resp
 	return r
 }
 
-// checked fails the test when r lacks nosniff (D25), when a 200 GET outside /metrics is
-// not JSON, or when an error body is not a JSON object with a message and the JSON content
+// checked fails the test when r lacks nosniff (D25), when a 200 GET is not JSON, or when an error body is not a JSON object with a message and the JSON content
 // type (D24).
 func checked(t *testing.T, r *cmdtest.Response) *cmdtest.Response {
 	t.Helper()
 	if got := r.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("%s %s: X-Content-Type-Options = %q, want nosniff", r.Request.Method, r.Request.URL.Path, got)
 	}
-	if r.StatusCode == http.StatusOK && r.Request.Method == http.MethodGet && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") &&
-		r.Request.URL.Path != "/metrics" {
+	if r.StatusCode == http.StatusOK && r.Request.Method == http.MethodGet && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		t.Errorf("GET %s: 200 with Content-Type %q, want application/json", r.Request.URL, r.Header.Get("Content-Type"))
 	}
 	if r.StatusCode >= 400 && r.Request.Method != http.MethodHead {

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/cmd/internal/metricsserve"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
 	"github.com/trainingco/catalogue/edge/ratelimit"
@@ -100,6 +101,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv, err := edge.New(opts)
 	if err != nil {
 		return err
+	}
+	if cfg.Edge.MetricsListen != "" {
+		stop, err := metricsserve.Serve("edge.metrics_listen", cfg.Edge.MetricsListen, srv.MetricsHandler(), log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", cfg.Edge.Listen)
 	if err != nil {

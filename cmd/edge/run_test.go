@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -146,6 +147,17 @@ func startedUntil(t *testing.T, until string, args ...string) (addr string, stop
 	return "", nil
 }
 
+// freeAddr returns a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
 // waitReadyz polls base's /readyz until it answers status (with a body containing each of
 // bodyHas) and returns the last answer; it gives up after 30 s.
 func waitReadyz(t *testing.T, base string, status int, bodyHas ...string) (int, string) {
@@ -191,7 +203,8 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	publishOne(t, storeDir)
 	dbURL := buildertest.NewMigratedDatabase(t)
 	token := newToken(t, dbURL)
-	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\nedge:\n  listen: 127.0.0.1:9\n", dbURL, storeDir))
+	metricsAt := freeAddr(t)
+	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\nedge:\n  listen: 127.0.0.1:9\n  metrics_listen: %s\n", dbURL, storeDir, metricsAt))
 
 	addr, stop := started(t, "--config", cfg, "--listen", "127.0.0.1:0") // the flag wins over the file
 	base := "http://" + addr
@@ -211,6 +224,13 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		if diff := cmp.Diff(tt.want, answer{status, body}); diff != "" {
 			t.Errorf("GET %s mismatch (-want +got):\n%s", tt.path, diff)
 		}
+	}
+	// The metrics are on edge.metrics_listen only, never on the public port (D26).
+	if status, _ := get(t, base+"/metrics", ""); status != 404 {
+		t.Errorf("GET /metrics on edge.listen: status %d, want 404", status)
+	}
+	if status, body := get(t, "http://"+metricsAt+"/metrics", ""); status != 200 || !strings.Contains(body, "catalogue_edge_requests_total") {
+		t.Errorf("GET /metrics on edge.metrics_listen (%q): status %d, want 200 with the edge's metrics:\n%.300s", metricsAt, status, body)
 	}
 	log, err := stop()
 	if err != nil {

@@ -226,7 +226,7 @@ func (c *cluster) waitShared(t *testing.T, shared bool) {
 // metric returns the value of the unlabelled metric name in d's /metrics, "" if absent.
 func metric(t *testing.T, d *cmdtest.Edge, name string) string {
 	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(string(d.Get(t, "/metrics", "").Data)))
+	sc := bufio.NewScanner(strings.NewReader(d.Metrics(t)))
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			return v

@@ -142,11 +142,8 @@ func (s *site) checkHostile(w wireRequest, r *http.Request, rec *httptest.Respon
 	return fmt.Sprintf("status %d: %s", rec.Code, cut(string(body)))
 }
 
-// checkOK checks a 200 body: JSON (gzip-compressed when so labelled), the metrics aside.
+// checkOK checks a 200 body: JSON (gzip-compressed when so labelled).
 func checkOK(r *http.Request, h http.Header, body []byte) string {
-	if r.URL.Path == "/metrics" {
-		return ""
-	}
 	if ct, _, _ := mime.ParseMediaType(h.Get("Content-Type")); ct != "application/json" {
 		return fmt.Sprintf("200 with Content-Type %q", h.Get("Content-Type"))
 	}

@@ -63,7 +63,7 @@ func TestPartialManifestCannotBlankTheCatalogue(t *testing.T) {
 		// Until the edge refused it or served it.
 		refused := fmt.Sprintf("catalogue_edge_snapshot_refused_total %d\n", i+1)
 		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(s.get("/metrics").Body.String(), refused) && !strings.Contains(s.get("/readyz").Body.String(), evil.ID) {
+		for !strings.Contains(s.metrics(), refused) && !strings.Contains(s.get("/readyz").Body.String(), evil.ID) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: neither refused nor served within 10 s", evil.ID)
 			}
@@ -71,14 +71,14 @@ func TestPartialManifestCannotBlankTheCatalogue(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // a few more polls of the same pointer
 		s.checkAnswers(t, evil.ID, want)
-		if !strings.Contains(s.get("/metrics").Body.String(), refused) {
+		if !strings.Contains(s.metrics(), refused) {
 			t.Fatalf("%s: catalogue_edge_snapshot_refused_total is not %d", evil.ID, i+1)
 		}
 	}
 	if n := strings.Count(logs.String(), `"msg":"snapshot refused`); n != 3 {
 		t.Errorf("%d log lines say a snapshot was refused, want 3 (one per manifest)", n)
 	}
-	if !strings.Contains(s.get("/metrics").Body.String(), "catalogue_edge_snapshot_refused_total 3\n") {
+	if !strings.Contains(s.metrics(), "catalogue_edge_snapshot_refused_total 3\n") {
 		t.Errorf("catalogue_edge_snapshot_refused_total is not 3 after more polls")
 	}
 

@@ -187,6 +187,13 @@ func (s *site) get(target string) *httptest.ResponseRecorder {
 	return s.serve(r)
 }
 
+// metrics returns the edge's /metrics, which edge.metrics_listen serves (D26).
+func (s *site) metrics() string {
+	rec := httptest.NewRecorder()
+	s.srv.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	return rec.Body.String()
+}
+
 // serve sends r to the edge's handler.
 func (s *site) serve(r *http.Request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()

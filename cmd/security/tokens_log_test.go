@@ -98,8 +98,7 @@ func (ts *tokenSession) testNeverLogged(t *testing.T) {
 			t.Errorf("no request got %d (%v): the session no longer reaches every outcome that logs", want, ts.statuses)
 		}
 	}
-	metrics := ts.send("/metrics")
-	ts.noToken(t, "/metrics", metrics.Body.String())
+	ts.noToken(t, "/metrics", ts.metrics())
 	logs := ts.logs.String()
 	if n := strings.Count(logs, `"msg":"request"`); n < sent {
 		t.Errorf("log holds %d request lines for at least %d requests of this subtest", n, sent)

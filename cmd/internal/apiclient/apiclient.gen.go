@@ -686,13 +686,6 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMetrics Prometheus metrics
-	//
-	// The edge's metrics for a Prometheus scraper: requests by route and status, latencies, the snapshot served. No token needed.
-	//
-	// Corresponds with GET /metrics (the `GetMetrics` operationId).
-	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// GetOpenAPI This description
 	//
 	// The OpenAPI 3.1 document of this API, with this server's base path in `servers`. No token needed, so that client generators can fetch it. Send its ETag back in If-None-Match to hear 304 while it is unchanged.
@@ -742,9 +735,9 @@ type ClientInterface interface {
 	// Corresponds with GET /public/popular (the `ListPopularCourses` operationId).
 	ListPopularCourses(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetReadiness Readiness: a catalogue snapshot is loaded
+	// GetReadiness Readiness: the edge can serve requests
 	//
-	// 200 with the id of the snapshot being served once one is loaded, 503 before. No token needed.
+	// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -757,23 +750,6 @@ type ClientInterface interface {
 // Corresponds with GET /healthz (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHealthRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// GetMetrics Prometheus metrics
-//
-// The edge's metrics for a Prometheus scraper: requests by route and status, latencies, the snapshot served. No token needed.
-//
-// Corresponds with GET /metrics (the `GetMetrics` operationId).
-func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetMetricsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -903,9 +879,9 @@ func (c *Client) ListPopularCourses(ctx context.Context, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
-// GetReadiness Readiness: a catalogue snapshot is loaded
+// GetReadiness Readiness: the edge can serve requests
 //
-// 200 with the id of the snapshot being served once one is loaded, 503 before. No token needed.
+// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
 //
 // Corresponds with GET /readyz (the `GetReadiness` operationId).
 func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -930,33 +906,6 @@ func NewGetHealthRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/healthz")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewGetMetricsRequest constructs an http.Request for the GetMetrics method
-func NewGetMetricsRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/metrics")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1477,15 +1426,6 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
 
-	// GetMetricsWithResponse Prometheus metrics
-	//
-	// The edge's metrics for a Prometheus scraper: requests by route and status, latencies, the snapshot served. No token needed.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /metrics (the `GetMetrics` operationId).
-	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
-
 	// GetOpenAPIWithResponse This description
 	//
 	// The OpenAPI 3.1 document of this API, with this server's base path in `servers`. No token needed, so that client generators can fetch it. Send its ETag back in If-None-Match to hear 304 while it is unchanged.
@@ -1549,9 +1489,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /public/popular (the `ListPopularCourses` operationId).
 	ListPopularCoursesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPopularCoursesResponse, error)
 
-	// GetReadinessWithResponse Readiness: a catalogue snapshot is loaded
+	// GetReadinessWithResponse Readiness: the edge can serve requests
 	//
-	// 200 with the id of the snapshot being served once one is loaded, 503 before. No token needed.
+	// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1616,62 +1556,6 @@ func (r GetHealthResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetHealthResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// GetMetricsResponse200Headers the declared response headers of an HTTP 200 response for GetMetrics
-type GetMetricsResponse200Headers struct {
-	CacheControl string
-}
-
-// GetMetricsResponse405Headers the declared response headers of an HTTP 405 response for GetMetrics
-type GetMetricsResponse405Headers struct {
-	Allow        string
-	CacheControl string
-}
-
-type GetMetricsResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON405 the response for an HTTP 405 `application/json` response
-	JSON405 *MethodNotAllowed
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetMetricsResponse200Headers
-	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *GetMetricsResponse405Headers
-}
-
-// GetJSON405 returns the response for an HTTP 405 `application/json` response
-func (r GetMetricsResponse) GetJSON405() *MethodNotAllowed {
-	return r.JSON405
-}
-
-// GetBody returns the raw response body bytes
-func (r GetMetricsResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r GetMetricsResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r GetMetricsResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetMetricsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2716,21 +2600,6 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 	return ParseGetHealthResponse(rsp)
 }
 
-// GetMetricsWithResponse Prometheus metrics
-//
-// The edge's metrics for a Prometheus scraper: requests by route and status, latencies, the snapshot served. No token needed.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /metrics (the `GetMetrics` operationId).
-func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error) {
-	rsp, err := c.GetMetrics(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGetMetricsResponse(rsp)
-}
-
 // GetOpenAPIWithResponse This description
 //
 // The OpenAPI 3.1 document of this API, with this server's base path in `servers`. No token needed, so that client generators can fetch it. Send its ETag back in If-None-Match to hear 304 while it is unchanged.
@@ -2836,9 +2705,9 @@ func (c *ClientWithResponses) ListPopularCoursesWithResponse(ctx context.Context
 	return ParseListPopularCoursesResponse(rsp)
 }
 
-// GetReadinessWithResponse Readiness: a catalogue snapshot is loaded
+// GetReadinessWithResponse Readiness: the edge can serve requests
 //
-// 200 with the id of the snapshot being served once one is loaded, 503 before. No token needed.
+// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2894,62 +2763,6 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetHealthResponse405Headers
-		if values := rsp.Header.Values("Allow"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Allow = value
-		}
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		response.Headers405 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
-func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &GetMetricsResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
-		var dest MethodNotAllowed
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON405 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers GetMetricsResponse200Headers
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 405:
-		var headers GetMetricsResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -23,8 +23,11 @@ const (
 
 // Edge is a running edge binary.
 type Edge struct {
-	URL string    // http://127.0.0.1:PORT, without the base path
-	Cmd *exec.Cmd // the process; use Signal, Wait and Stop rather than Cmd.Wait
+	URL string // http://127.0.0.1:PORT, without the base path
+	// MetricsURL is where the edge answers /metrics: edge.metrics_listen, 127.0.0.1:0
+	// unless the test sets CATALOGUE_EDGE_METRICS_LISTEN; "" when set empty (no listener).
+	MetricsURL string
+	Cmd        *exec.Cmd // the process; use Signal, Wait and Stop rather than Cmd.Wait
 
 	logs   *logBuffer
 	client *http.Client
@@ -42,6 +45,7 @@ func (e *Env) StartEdge(t testing.TB, extra map[string]string) *Edge {
 	if env.Extra == nil {
 		env.Extra = map[string]string{}
 	}
+	env.Extra["CATALOGUE_EDGE_METRICS_LISTEN"] = "127.0.0.1:0"
 	maps.Copy(env.Extra, extra)
 	d := &Edge{
 		Cmd:    exec.Command(bin, "--listen", "127.0.0.1:0"),
@@ -69,7 +73,41 @@ func (e *Env) StartEdge(t testing.TB, extra map[string]string) *Edge {
 		t.Fatalf("edge did not start: %v\nlogs:\n%s", err, d.Logs())
 	}
 	d.URL = "http://" + addr
+	if m := logged(d.Logs(), "metrics at /metrics", "address"); m != "" {
+		d.MetricsURL = "http://" + m + "/metrics"
+	}
 	return d
+}
+
+// Metrics returns the body of the edge's /metrics on its metrics listener.
+func (d *Edge) Metrics(t testing.TB) string {
+	t.Helper()
+	if d.MetricsURL == "" {
+		t.Fatal("the edge has no metrics listener (CATALOGUE_EDGE_METRICS_LISTEN is empty)")
+	}
+	req, err := http.NewRequest(http.MethodGet, d.MetricsURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Send(t, req)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", d.MetricsURL, r.Status, r.Data)
+	}
+	return string(r.Data)
+}
+
+// logged returns the string field of the first JSON log line whose msg is msg, or "".
+func logged(logs, msg, field string) string {
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		var l map[string]any
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l["msg"] == msg {
+			v, _ := l[field].(string)
+			return v
+		}
+	}
+	return ""
 }
 
 // waitListening waits for the JSON log lines {"msg":"listening","addr":...} and
