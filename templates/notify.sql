@@ -118,6 +118,24 @@ BEGIN
     FOREACH t IN ARRAY ARRAY['courses', 'classes', 'registrations', 'rooms', 'locations'] LOOP
         EXECUTE format('DROP FUNCTION IF EXISTS %I()', 'catalogue_notify_' || t);
     END LOOP;
+    -- A feed naming a column its table lacks, or ids that are not integers, would fail
+    -- every write to the table once its trigger fires: refuse it here, naming it.
+    FOR r IN SELECT f.source, c.col, c.what, a.atttypid::regtype AS typ
+             FROM catalogue_feeds f
+             CROSS JOIN LATERAL (
+                 SELECT f.ids, 'ids' UNION ALL SELECT f.course_ids, 'course_ids' UNION ALL SELECT f.key, 'key'
+                 UNION ALL SELECT w, 'watched' FROM unnest(f.watched) w
+             ) AS c (col, what)
+             LEFT JOIN pg_attribute a ON a.attrelid = f.source::regclass AND a.attname = c.col
+                                     AND a.attnum > 0 AND NOT a.attisdropped
+             WHERE c.col IS NOT NULL
+               AND (a.attname IS NULL
+                    OR (c.what IN ('ids', 'course_ids') AND a.atttypid NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype))) LOOP
+        IF r.typ IS NULL THEN
+            RAISE EXCEPTION 'catalogue_feeds: % names %, which % does not have (mapping.sql)', r.source, r.col, r.source;
+        END IF;
+        RAISE EXCEPTION 'catalogue_feeds: %.% (%) is %, not an integer (mapping.sql)', r.source, r.col, r.what, r.typ;
+    END LOOP;
     FOR r IN SELECT f.*, f.source::regclass AS tbl FROM catalogue_feeds f LOOP
         args := format('%L, %L, %L, %L, %L', r.kind, r.ids, COALESCE(r.course_ids, ''), r.key,
             COALESCE('ROW(' || (SELECT string_agg('@.' || quote_ident(c), ', ') FROM unnest(r.watched) c) || ')', ''));

@@ -60,6 +60,7 @@ const (
 	TokenList     = "token_list.sql"      // every token without its hash
 	TokenRevoke   = "token_revoke.sql"    // revokes one token, says whether it existed
 	TokenSetLimit = "token_set_limit.sql" // sets one token's rate limit, returns its id if it exists
+	SeedMapping   = "seed_mapping.sql"    // the fed tables that are not the reference schema's
 	SeedOccupied  = "seed_occupied.sql"   // which reference tables already hold rows
 	SeedReset     = "seed_reset.sql"      // empties the reference tables (not api_tokens)
 	SeedFKDrop    = "seed_fk_drop.sql"    // drops the seeded tables' foreign keys for the COPY
@@ -112,6 +113,7 @@ var embeddedOnly = map[string]string{
 	TokenList:               "API tokens live in the catalogue's own table, api_tokens",
 	TokenRevoke:             "API tokens live in the catalogue's own table, api_tokens",
 	TokenSetLimit:           "API tokens live in the catalogue's own table, api_tokens",
+	SeedMapping:             "builder seed writes the reference schema only",
 	SeedOccupied:            "builder seed writes the reference schema only",
 	SeedReset:               "builder seed writes the reference schema only",
 	SeedFKDrop:              "builder seed writes the reference schema only",

@@ -36,6 +36,10 @@ type Stats struct {
 	Duration                                          time.Duration
 }
 
+// ErrMapped is returned by Seed when the database is mapped from tables other than the
+// reference schema's: seed writes only the reference schema.
+var ErrMapped = errors.New("the database is mapped from the provider's own tables, and builder seed fills only the reference schema")
+
 // ErrNotEmpty is returned by Seed when the tables already hold rows and Options.Reset is unset.
 var ErrNotEmpty = errors.New("the database already holds catalogue data")
 
@@ -109,8 +113,16 @@ func (o Options) validate() error {
 	return nil
 }
 
-// prepare empties the tables when reset is set, and otherwise checks that they are empty.
+// prepare refuses a database mapped from other tables than the reference schema's, then
+// empties the tables when reset is set, and otherwise checks that they are empty.
 func prepare(ctx context.Context, tx pgx.Tx, tpl *templates.Set, reset bool) error {
+	var mapped string
+	if err := tx.QueryRow(ctx, tpl.SQL(templates.SeedMapping)).Scan(&mapped); err != nil {
+		return fmt.Errorf("read the mapping: %w", err)
+	}
+	if mapped != "" {
+		return fmt.Errorf("seed: %w (its mapping reads %s)", ErrMapped, mapped)
+	}
 	if reset {
 		if _, err := tx.Exec(ctx, tpl.SQL(templates.SeedReset)); err != nil {
 			return fmt.Errorf("empty the seeded tables: %w", err)

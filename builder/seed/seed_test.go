@@ -2,7 +2,9 @@ package seed
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,5 +194,32 @@ func TestMigrateTriggersFollowListen(t *testing.T) {
 	}
 	if diff := cmp.Diff(schemaOf(t, never), schemaOf(t, conn)); diff != "" {
 		t.Errorf("schema after turning listen off mismatch (-never had triggers +had them):\n%s", diff)
+	}
+}
+
+// TestSeedRefusesAMappedDatabase: a database migrated with the worked example's mapping has
+// a courses table of its own (the provider's); seed, with or without reset, refuses it
+// and leaves it as it was.
+func TestSeedRefusesAMappedDatabase(t *testing.T) {
+	s := buildertest.Laravel(t)
+	tpl, err := templates.Load(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := buildertest.NewDatabase(t)
+	buildertest.Exec(t, db, s.Tables)
+	buildertest.Exec(t, db, tpl.Migration(true))
+	buildertest.Exec(t, db, `INSERT INTO courses (id, title, delivery, published) VALUES (1, 'Welding', 'classroom', true)`)
+	conn := connect(t, db)
+	for _, reset := range []bool{false, true} {
+		o := small
+		o.Reset = reset
+		if _, err := Seed(context.Background(), conn, o); !errors.Is(err, ErrMapped) || !strings.Contains(err.Error(), "course_sessions, enrolments, venues") {
+			t.Errorf("Seed with reset %v: %v, want ErrMapped naming the mapped tables", reset, err)
+		}
+	}
+	var title string
+	if err := conn.QueryRow(context.Background(), `SELECT title FROM courses WHERE id = 1`).Scan(&title); err != nil || title != "Welding" {
+		t.Errorf("the provider's course after the refused seeds: %q (%v)", title, err)
 	}
 }
