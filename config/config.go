@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -313,11 +314,15 @@ func Load(path string, overrides map[string]any) (Config, error) {
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
+	bindEnv(v)
 	if path != "" {
 		v.SetConfigFile(path)
 		if err := v.ReadInConfig(); err != nil {
 			return Config{}, fmt.Errorf("read config %s: %w", path, err)
 		}
+	}
+	if err := checkUnknown(path, os.Environ()); err != nil {
+		return Config{}, err
 	}
 	for k, val := range overrides {
 		v.Set(k, val)

@@ -1,0 +1,138 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// TestEnvPrefix begins the variables of the repository's own tests and scripts
+// (CATALOGUE_TEST_PG_URL...), which are no configuration keys and are not checked.
+const TestEnvPrefix = EnvPrefix + "_TEST_"
+
+// declared returns every key the Config type declares through its mapstructure tags, in
+// declaration order, and the keys of map-typed fields, under which any key is accepted. It
+// is read from the type so that a key added to Config is known without being listed again.
+func declared() (keys, open []string) {
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for f := range t.Fields() {
+			tag, _, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
+			if !f.IsExported() || tag == "-" {
+				continue
+			}
+			key := prefix + cmp.Or(tag, strings.ToLower(f.Name))
+			switch f.Type.Kind() {
+			case reflect.Struct:
+				walk(f.Type, key+".")
+			case reflect.Map:
+				open = append(open, key)
+			default:
+				keys = append(keys, key)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), "")
+	return keys, open
+}
+
+// bindEnv makes v read every declared key from its environment variable: viper's
+// AutomaticEnv only sees keys it has been told of.
+func bindEnv(v *viper.Viper) {
+	keys, _ := declared()
+	for _, k := range keys {
+		_ = v.BindEnv(k) // only fails without a key
+	}
+}
+
+// checkUnknown refuses keys of the file at path (if any) and CATALOGUE_* variables of
+// environ that are no configuration key, naming each and the nearest known one: a
+// misspelt key would otherwise be ignored, and its default silently used.
+func checkUnknown(path string, environ []string) error {
+	keys, open := declared()
+	var errs []string
+	if path != "" {
+		f := viper.New()
+		f.SetConfigFile(path)
+		if err := f.ReadInConfig(); err != nil {
+			return fmt.Errorf("read config %s: %w", path, err)
+		}
+		for _, k := range f.AllKeys() {
+			if !knownKey(k, keys, open) {
+				errs = append(errs, fmt.Sprintf("%s: unknown key in %s (did you mean %s?)", k, path, nearest(k, keys)))
+			}
+		}
+	}
+	envNames := make([]string, len(keys))
+	for i, k := range keys {
+		envNames[i] = EnvName(k)
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, EnvPrefix+"_") || strings.HasPrefix(name, TestEnvPrefix) ||
+			slices.Contains(envNames, name) || underOpen(name, open) {
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("%s: unknown environment variable (did you mean %s?)", name, nearest(name, envNames)))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	slices.Sort(errs)
+	return fmt.Errorf("%s", strings.Join(errs, "\n"))
+}
+
+// knownKey reports whether k, a key of the file, is declared, lies under a map-typed key, or
+// is a section (a prefix of declared keys, given empty).
+func knownKey(k string, keys, open []string) bool {
+	if slices.Contains(keys, k) {
+		return true
+	}
+	for _, o := range open {
+		if k == o || strings.HasPrefix(k, o+".") {
+			return true
+		}
+	}
+	return slices.ContainsFunc(keys, func(d string) bool { return strings.HasPrefix(d, k+".") })
+}
+
+// underOpen reports whether the variable name sets a key under a map-typed key.
+func underOpen(name string, open []string) bool {
+	return slices.ContainsFunc(open, func(o string) bool { return strings.HasPrefix(name, EnvName(o)+"_") })
+}
+
+// nearest returns the candidate closest to s by edit distance (the first of equals).
+func nearest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		if d := editDistance(s, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes (keys are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

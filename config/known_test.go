@@ -1,0 +1,114 @@
+package config
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestUnknownKeysRefused: a misspelt key in the file or a CATALOGUE_* variable that is no
+// key stops Load, naming the key and the nearest known one, instead of being ignored while
+// its default is used.
+func TestUnknownKeysRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name, file string
+		env        map[string]string
+		want       []string
+	}{
+		{name: "hyphen for underscore", file: "edge:\n  redis-url: redis://127.0.0.1:6379/0\n",
+			want: []string{"edge.redis-url: unknown key in ", "(did you mean edge.redis_url?)"}},
+		{name: "misspelt section", file: "bulider:\n  keep: 3\n",
+			want: []string{"bulider.keep: unknown key in ", "(did you mean builder.keep?)"}},
+		{name: "misspelt nested key", file: "edge:\n  jwt:\n    isuer: https://idp.example\n",
+			want: []string{"edge.jwt.isuer: unknown key", "(did you mean edge.jwt.issuer?)"}},
+		{name: "two at once", file: "timezon: UTC\nstore:\n  regoin: eu-west-1\n",
+			want: []string{"timezon: unknown key", "(did you mean timezone?)", "store.regoin: unknown key", "(did you mean store.region?)"}},
+		{name: "environment", env: map[string]string{"CATALOGUE_EDGE_REDISURL": "redis://127.0.0.1:6379/0"},
+			want: []string{"CATALOGUE_EDGE_REDISURL: unknown environment variable (did you mean CATALOGUE_EDGE_REDIS_URL?)"}},
+		{name: "environment, section misspelt", env: map[string]string{"CATALOGUE_BULIDER_KEEP": "3"},
+			want: []string{"CATALOGUE_BULIDER_KEEP: unknown environment variable (did you mean CATALOGUE_BUILDER_KEEP?)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			path := ""
+			if tt.file != "" {
+				path = writeFile(t, tt.file)
+			}
+			_, err := Load(path, nil)
+			if err == nil {
+				t.Fatal("Load: no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Load error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestKnownKeysAccepted: every declared key is accepted in the file and as its variable,
+// sections may be empty, and the test suite's own CATALOGUE_TEST_* variables are no keys.
+func TestKnownKeysAccepted(t *testing.T) {
+	t.Setenv("CATALOGUE_TEST_SOMETHING", "x")
+	t.Setenv("CATALOGUE_EDGE_RATE_LIMIT", "7")
+	c, err := Load(writeFile(t, "replica:\nedge:\n  redis_url: redis://127.0.0.1:6379/0\n  jwt:\n    issuer: https://idp.example\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Edge.RedisURL != "redis://127.0.0.1:6379/0" || c.Edge.JWT.Issuer != "https://idp.example" || c.Edge.RateLimit != 7 {
+		t.Errorf("Load = %+v, want the file's and the environment's values", c.Edge)
+	}
+	if _, err := Load("catalogue.example.yaml", nil); err != nil {
+		t.Errorf("Load of the example file: %v", err)
+	}
+}
+
+// TestKeysAreTheDeclaration: Keys, which the example file and the README are held to, lists
+// exactly the keys the Config type declares.
+func TestKeysAreTheDeclaration(t *testing.T) {
+	keys, _ := declared()
+	slices.Sort(keys)
+	listed := slices.Sorted(slices.Values(Keys()))
+	if !slices.Equal(keys, listed) {
+		t.Errorf("Keys() = %v\nthe declaration = %v", listed, keys)
+	}
+}
+
+// TestVariablesNamedInTheRepositoryAreKeys: every CATALOGUE_* variable that the scripts, the
+// units, the README and this folder set or mention is a key's (or the tests' own), so that
+// none of them stops a command at start.
+func TestVariablesNamedInTheRepositoryAreKeys(t *testing.T) {
+	keys, open := declared()
+	known := map[string]bool{}
+	for _, k := range keys {
+		known[EnvName(k)] = true
+	}
+	name := regexp.MustCompile(`\bCATALOGUE_[A-Z0-9_]*[A-Z0-9]`)
+	for _, root := range []string{"../scripts", "../config", "../README.md", "../Makefile"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, n := range name.FindAllString(string(b), -1) {
+				if !known[n] && !strings.HasPrefix(n+"_", TestEnvPrefix) && !underOpen(n, open) {
+					t.Errorf("%s names %s, which is no configuration key's variable", path, n)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
