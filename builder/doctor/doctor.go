@@ -1,8 +1,9 @@
 // Package doctor checks an installation before anything is published: the provider's
 // database as the catalogue maps it (columns, types, values, the indexes its queries need,
 // the change triggers, the API tokens), the replica, the store, Redis and the time zone.
-// Every check is one line, passed or failed, and a failed one says what to do. It only
-// reads, but for a probe object it writes to the store and deletes.
+// Every check is one line, passed or failed, and a failed one says what to do. It reads,
+// but for two marks it leaves no trace of: a probe object it writes to the store and
+// deletes, and an empty transaction it commits on the primary to time the replica.
 package doctor
 
 import (
