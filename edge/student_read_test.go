@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,6 +264,32 @@ func TestStudentOtherEndpoints(t *testing.T) {
 		got := env.get(http.MethodGet, target, jwt, nil)
 		if got.Code != want.Code || got.Body.String() != want.Body.String() {
 			t.Errorf("GET %s: JWT %d %s, API token %d %s; want the same", target, got.Code, got.Body, want.Code, want.Body)
+		}
+	}
+}
+
+// TestStudentClaimUnusable: a student claim that cannot be an identity provider's subject
+// (OpenID Connect: at most 255 characters) — a NUL byte, another control or format
+// character, 256 bytes — is refused with 401 on every read; before, the class read passed
+// it to PostgreSQL, which refused the NUL byte, and answered 503 (issue 23, defect 8).
+func TestStudentClaimUnusable(t *testing.T) {
+	env := newStudentEnv(t)
+	for name, sub := range map[string]string{
+		"a NUL byte": "7\x00", "only NUL": "\x00", "a newline": "7\n8", "an escape": "\x1b[2J7",
+		"a zero-width space": "7\u200b", "a line separator": "7\u2028", "256 bytes": strings.Repeat("7", 256),
+	} {
+		for _, target := range []string{"/api/v2/public/class/10", "/api/v2/public/course/1"} {
+			if rec := env.get(http.MethodGet, target, hs256(t, sub), nil); rec.Code != http.StatusUnauthorized {
+				t.Errorf("GET %s with a student claim holding %s: %d %s, want 401", target, name, rec.Code, rec.Body)
+			}
+		}
+	}
+	// Printable claims up to 255 bytes, of any script, are students: those that are no
+	// student id (D49) have no registration.
+	for _, sub := range []string{strings.Repeat("7", 255), "stu 7f3a", "Ünïcode-学生", "99999999999999999999"} {
+		if rec := env.get(http.MethodGet, "/api/v2/public/class/10", hs256(t, sub), nil); rec.Code != 200 ||
+			!strings.Contains(rec.Body.String(), `"registration_id":null`) {
+			t.Errorf("GET class 10 as student %.20q: %d %s, want 200 without registration", sub, rec.Code, rec.Body)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"crypto/elliptic"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,23 @@ func TestMaxLifetime(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, auth.ErrInvalidJWT) {
 			t.Errorf("Verify(%s): %v does not wrap ErrInvalidJWT", tt.name, err)
+		}
+	}
+}
+
+// TestStudentClaimBounded: a string student claim must be printable and at most 255 bytes
+// (an OpenID Connect sub is at most 255 ASCII characters); otherwise the token is refused
+// as having no usable student (issue 23, defect 8: a NUL byte made the class read 503).
+func TestStudentClaimBounded(t *testing.T) {
+	v := hmacVerifier(t)
+	for _, sub := range []string{"7\x00", "\x00", "7\n", "\t7", "\x1b[31m7", "7\x7f", "7\u0085", "7\u200b", "7\u2028", "\ufeff7", strings.Repeat("7", 256), strings.Repeat("é", 128)} {
+		if got, err := v.Verify(t.Context(), jwttest.HS256(t, secret, with(valid(), "sub", sub))); !errors.Is(err, auth.ErrNoStudent) {
+			t.Errorf("Verify(sub %q) = %q, %v; want ErrNoStudent", sub, got, err)
+		}
+	}
+	for _, sub := range []string{strings.Repeat("7", 255), "stu 7f3a", "Ünïcode-学生", "a|b&c;d", strings.Repeat("é", 127)} {
+		if got, err := v.Verify(t.Context(), jwttest.HS256(t, secret, with(valid(), "sub", sub))); err != nil || got != sub {
+			t.Errorf("Verify(sub %q) = %q, %v; want it accepted as is", sub, got, err)
 		}
 	}
 }

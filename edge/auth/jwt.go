@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -206,8 +207,14 @@ func fits(alg string, key any) bool {
 	return false
 }
 
+// maxStudentClaim bounds a string student claim: an OpenID Connect sub is at most 255
+// ASCII characters (OpenID Connect Core 1.0, section 2).
+const maxStudentClaim = 255
+
 // studentOf turns the student claim into the id the class read and the rate limit use: a
-// string as it is (not empty), a number only when it is an integer, written in decimal.
+// string as it is (not empty, at most maxStudentClaim bytes, every character printable), a
+// number only when it is an integer, written in decimal. A NUL byte, which PostgreSQL
+// refuses in text, and the other control and format characters are no one's id.
 func studentOf(v any) (string, error) {
 	switch s := v.(type) {
 	case nil:
@@ -215,6 +222,12 @@ func studentOf(v any) (string, error) {
 	case string:
 		if s == "" {
 			return "", fmt.Errorf("%w: empty", ErrNoStudent)
+		}
+		if len(s) > maxStudentClaim {
+			return "", fmt.Errorf("%w: %d bytes, at most %d", ErrNoStudent, len(s), maxStudentClaim)
+		}
+		if i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }); i >= 0 {
+			return "", fmt.Errorf("%w: a character that is not printable at byte %d", ErrNoStudent, i)
 		}
 		return s, nil
 	case json.Number:
