@@ -2,9 +2,11 @@ package templates_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
@@ -49,4 +51,64 @@ func TestFeedsRefusedAtMigrate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exampleRows are a few rows of the worked example's own tables.
+const exampleRows = `
+INSERT INTO courses (id, title, delivery, published) VALUES (1, 'Welding', 'classroom', true), (2, 'Excel', 'online', true);
+INSERT INTO venues (id, site, room, city) VALUES (5, 'Main', 'Room A', 'Springfield');
+INSERT INTO course_sessions (id, course_id, venue_id, starts_on, ends_on, price, status) VALUES
+    (11, 1, 5, '2099-05-03', '2099-05-07', 2500.00, 'published');
+INSERT INTO enrolments (id, course_session_id, user_id) VALUES (1, 11, 7), (2, 11, 8);
+`
+
+// TestExampleTriggers: migrated with the worked example's mapping (templates/testdata/
+// laravel), the change triggers are on the example's tables, and each statement sends what
+// the builder reads for the view its table feeds, by the feed's kind; a change of a column
+// no document shows (updated_at) sends nothing.
+func TestExampleTriggers(t *testing.T) {
+	s := buildertest.Laravel(t)
+	tpl, err := templates.Load(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := buildertest.NewDatabase(t)
+	buildertest.Exec(t, db, s.Tables)
+	buildertest.Exec(t, db, tpl.Migration(true))
+	buildertest.Exec(t, db, exampleRows)
+	for _, tt := range []struct {
+		sql  string
+		want []string
+	}{
+		{`UPDATE enrolments SET deleted_at = now() WHERE id = 1`, []string{`{"table": "registrations", "class_ids": [11]}`}},
+		{`UPDATE enrolments SET updated_at = now()`, nil},
+		{`UPDATE enrolments SET status = 'cancelled' WHERE id = 2`, []string{`{"table": "registrations", "class_ids": [11]}`}},
+		{`UPDATE venues SET city = 'Shelbyville' WHERE id = 5`, []string{`{"table": "rooms", "ids": [5]}`}},
+		{`UPDATE course_sessions SET course_id = 2, price = 10 WHERE id = 11`, []string{`{"table": "classes", "ids": [11], "course_ids": [1, 2]}`}},
+		{`UPDATE courses SET deleted_at = now() WHERE id = 1`, []string{`{"table": "courses", "ids": [1]}`}},
+		{`INSERT INTO course_sessions (id, course_id, starts_on, ends_on, price) VALUES (12, 2, '2099-07-01', '2099-07-02', 50)`,
+			[]string{`{"table": "classes", "ids": [12], "course_ids": [2]}`}},
+		{`DELETE FROM enrolments`, []string{`{"table": "registrations", "class_ids": [11]}`}},
+		{`TRUNCATE venues CASCADE`, []string{`{"table": "rooms", "all": true}`, `{"table": "classes", "all": true}`,
+			`{"table": "registrations", "all": true}`}},
+	} {
+		if diff := cmp.Diff(canonical(t, tt.want), canonical(t, notifications(t, db, tt.sql))); diff != "" {
+			t.Errorf("notifications of %q mismatch (-want +got):\n%s", tt.sql, diff)
+		}
+	}
+}
+
+// canonical re-encodes JSON payloads with their keys sorted.
+func canonical(t *testing.T, payloads []string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range payloads {
+		var v any
+		if err := json.Unmarshal([]byte(p), &v); err != nil {
+			t.Fatalf("payload %q: %v", p, err)
+		}
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
 }
