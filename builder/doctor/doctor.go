@@ -85,6 +85,13 @@ func Run(ctx context.Context, o Options) Report {
 		add(checkDatabase(ctx, conn, o)...)
 		add(checkReplica(ctx, conn, o))
 		conn.Close(context.WithoutCancel(ctx))
+	} else if o.ReplicaURL != "" && o.ReplicaURL != o.PrimaryURL {
+		// Its lag cannot be timed without the primary, but whether it answers can.
+		r, c := connect(ctx, "replica", o.ReplicaURL, "replica.url")
+		if r != nil {
+			r.Close(context.WithoutCancel(ctx))
+		}
+		add(c)
 	}
 	add(checkStore(ctx, o.Store)...)
 	if o.RedisURL != "" {

@@ -163,6 +163,8 @@ func TestFinds(t *testing.T) {
 			t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
 		},
 			"store writable", "create", "store pointer"},
+		{"an unreachable primary", "", func(t *testing.T, o *Options) { o.PrimaryURL = closedPort(t) },
+			"primary database", "cannot connect", ""},
 		{"an unreachable Redis", "", func(t *testing.T, o *Options) { o.RedisURL = "redis://127.0.0.1:1/0" },
 			"redis", "connection refused", ""},
 		{"an unknown time zone", "", func(t *testing.T, o *Options) { o.Timezone = "Mars/Olympus" },
@@ -190,6 +192,11 @@ func TestFinds(t *testing.T) {
 				t.Errorf("no check %q:\n%s", c.check, out.String())
 			case got.OK || !strings.Contains(got.Detail, c.detail) || got.Fix == "":
 				t.Errorf("check %q = %+v, want failed with %q in its detail and a fix:\n%s", c.check, *got, c.detail, out.String())
+			}
+			if c.name == "an unreachable primary" {
+				if rc := find(r, "replica database"); rc == nil || !rc.OK {
+					t.Errorf("the replica's check without the primary: %+v\n%s", rc, out.String())
+				}
 			}
 			for _, o := range r.Checks {
 				if !o.OK && o.Name != c.check && (c.also == "" || !strings.HasPrefix(o.Name, c.also)) {
