@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Resul
 
 // buildAndPublish is Run once it holds the lock; held checks that it still does.
 func buildAndPublish(ctx context.Context, cfg config.Config, tpl *templates.Set, opts RunOptions, held func(context.Context) error) (publish.Result, error) {
-	st, err := openStore(ctx, cfg.Store)
+	st, err := openStore(ctx, cfg.Store, nil)
 	if err != nil {
 		return publish.Result{}, err
 	}
@@ -153,10 +153,13 @@ func readTx(ctx context.Context, replicaURL string, read func(pgx.Tx) error) err
 }
 
 // openStore opens the store and creates its bucket or folder when it does not exist yet.
-func openStore(ctx context.Context, cfg config.Store) (store.Store, error) {
+func openStore(ctx context.Context, cfg config.Store, observe func(error)) (store.Store, error) {
 	st, err := store.Open(ctx, store.Options(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if observe != nil {
+		st = store.Observe(st, observe)
 	}
 	if err := st.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("prepare store %s: %w", st, err)

@@ -58,16 +58,21 @@ type serving struct {
 // build's phases.
 func startServe(t *testing.T, cfg config.Config, progress func(publish.Progress)) *serving {
 	t.Helper()
+	return startServeWith(t, cfg, ServeOptions{Progress: progress})
+}
+
+// startServeWith is startServe with more options (its own Logger, Now and AfterRun are
+// replaced).
+func startServeWith(t *testing.T, cfg config.Config, opts ServeOptions) *serving {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &serving{runs: make(chan served, 100), cancel: cancel, done: make(chan struct{}), logs: &syncBuffer{}}
+	opts.Logger = slog.New(slog.NewJSONHandler(s.logs, nil))
+	opts.Now = func() time.Time { return today }
+	opts.AfterRun = func(res publish.Result, err error) { s.runs <- served{res, err} }
 	go func() {
 		defer close(s.done)
-		err := Serve(ctx, cfg, ServeOptions{
-			Logger:   slog.New(slog.NewJSONHandler(s.logs, nil)),
-			Now:      func() time.Time { return today },
-			Progress: progress,
-			AfterRun: func(res publish.Result, err error) { s.runs <- served{res, err} },
-		})
+		err := Serve(ctx, cfg, opts)
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}

@@ -23,6 +23,8 @@ type Metrics struct {
 	notifications  prometheus.Counter
 	connects       prometheus.Counter
 	published      prometheus.Gauge
+	storeErrors    prometheus.Counter
+	storeAnswered  prometheus.Gauge
 }
 
 // lagBuckets span a change published at once to one published by the schedule.
@@ -71,10 +73,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "catalogue_builder_last_published_timestamp_seconds",
 			Help: "Unix time of the builder's last publication.",
 		}),
+		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "catalogue_builder_store_errors_total",
+			Help: "Store operations that failed (the store down, refusing, or timing out); a missing object is no error.",
+		}),
+		storeAnswered: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "catalogue_builder_store_last_success_timestamp_seconds",
+			Help: "Unix time of the last store operation that the store answered; 0 before the first.",
+		}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.builds, m.duration, m.cpu, m.commitLag, m.replicaWait, m.replicaTimeout,
-			m.notifications, m.connects, m.published)
+			m.notifications, m.connects, m.published, m.storeErrors, m.storeAnswered)
 	}
 	return m
 }
@@ -91,4 +101,13 @@ func (m *Metrics) built(kind, trigger string, ok bool, d, cpu time.Duration) {
 		m.cpu.WithLabelValues(kind).Observe(cpu.Seconds())
 		m.published.SetToCurrentTime()
 	}
+}
+
+// storeResult records one store operation's outcome (store.Observe).
+func (m *Metrics) storeResult(err error) {
+	if err != nil {
+		m.storeErrors.Inc()
+		return
+	}
+	m.storeAnswered.SetToCurrentTime()
 }

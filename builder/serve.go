@@ -46,7 +46,7 @@ const startWait = 2 * time.Second
 // zone), and, with builder.listen, after every change committed on the primary, until ctx
 // is cancelled. Builds never overlap: whatever is asked for during a build is gathered into
 // the next one. A change builds only the documents it affects (see changes.go); a failed
-// build is logged and the next one tries again. When ctx is cancelled Serve stops
+// build is logged and retried with backoff (see loop). When ctx is cancelled Serve stops
 // scheduling, waits for the build in progress, which the cancellation interrupts before its
 // pointer is written if it has not been yet, and returns nil.
 func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
@@ -144,14 +144,38 @@ func (s *server) listen(ctx context.Context, q *pending.Queue, connected chan st
 	})
 }
 
-// loop runs one build per batch until ctx is done.
+// Backoff of the retries of a failed build: the first after retryFirst, each later one
+// after twice the wait before, at most retryMax.
+const (
+	retryFirst = time.Second
+	retryMax   = 30 * time.Second
+)
+
+// loop runs one build per batch until ctx is done. A failed build is retried, in full, with
+// backoff, until one succeeds: a change committed while the store or the replica is down is
+// published within retryMax of its return rather than at the next scheduled build. What is
+// asked for during the wait is gathered into the retry. A build the publish guard refused is
+// not retried: building the same catalogue again gives the same answer.
 func (s *server) loop(ctx context.Context, q *pending.Queue) {
+	var wait time.Duration
 	for {
 		b, ok := q.Next(ctx)
 		if !ok || ctx.Err() != nil {
 			return // stopping: a build due now must not start
 		}
-		s.build(ctx, b)
+		err := s.build(ctx, b)
+		if err == nil || errors.Is(err, publish.ErrCollect) || errors.Is(err, publish.ErrShrink) {
+			wait = 0
+			continue
+		}
+		wait = min(max(2*wait, retryFirst), retryMax)
+		s.log.Info("retrying the failed build", "in", wait.String())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		q.Full(snapshot.TriggerRetry, 0)
 	}
 }
 

@@ -85,7 +85,8 @@ func TestServeRetriesAfterAFailedRun(t *testing.T) {
 	want := []string{
 		"INFO builder serve starting",
 		"INFO listening for changes on the primary", // its build is the one at start
-		"ERROR build failed; the next scheduled run tries again",
+		"ERROR build failed; retrying",
+		"INFO retrying the failed build",
 		"INFO published snapshot",
 		"INFO builder serve stopping: waiting for the run in progress",
 		"INFO builder serve stopped",

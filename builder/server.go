@@ -68,7 +68,7 @@ type outcome struct {
 
 // build answers one batch: it waits for the replica to replay the batch's changes, then
 // builds what changed, or everything, and publishes it.
-func (s *server) build(ctx context.Context, b pending.Batch) {
+func (s *server) build(ctx context.Context, b pending.Batch) error {
 	o := outcome{caughtUp: true, triggerKey: b.Triggers[0]}
 	if b.LSN != 0 {
 		o.waited, o.caughtUp = s.waitReplica(ctx, b)
@@ -85,6 +85,7 @@ func (s *server) build(ctx context.Context, b pending.Batch) {
 	if s.opts.AfterRun != nil {
 		s.opts.AfterRun(o.res, o.err)
 	}
+	return o.err
 }
 
 // waitReplica waits, at most builder.replica_wait, for the replica to replay b's changes.
@@ -152,7 +153,7 @@ func (s *server) runLocked(ctx context.Context, b pending.Batch) (string, publis
 	}
 	defer l.release()
 	if s.store == nil {
-		if s.store, err = openStore(ctx, s.cfg.Store); err != nil {
+		if s.store, err = openStore(ctx, s.cfg.Store, s.metrics.storeResult); err != nil {
 			return kindFull, publish.Result{}, nil, err
 		}
 	}
@@ -215,8 +216,11 @@ func (s *server) report(ctx context.Context, b pending.Batch, o outcome) {
 			"snapshot", res.SnapshotID, "error", err.Error())
 	case err != nil && ctx.Err() != nil:
 		s.log.Info("build interrupted by shutdown; nothing was published", "error", err.Error())
+	case errors.Is(err, publish.ErrShrink):
+		s.log.Error("build refused by the publish guard (builder.max_shrink); the next scheduled run tries again, or publish it with builder run --force",
+			"error", err.Error(), "kind", o.kind, "triggers", b.Triggers)
 	case err != nil:
-		s.log.Error("build failed; the next scheduled run tries again", "error", err.Error(), "kind", o.kind, "triggers", b.Triggers)
+		s.log.Error("build failed; retrying", "error", err.Error(), "kind", o.kind, "triggers", b.Triggers)
 	default:
 		attrs := []any{"snapshot", res.SnapshotID, "kind", o.kind, "triggers", b.Triggers,
 			"documents", res.Documents, "objects_stored", res.ObjectsStored, "bytes_stored", res.BytesStored,

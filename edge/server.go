@@ -146,7 +146,7 @@ func (s *Server) docsOptions() docstore.Options {
 		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) {
 			m.SnapshotLoaded(snap.ID(), snap.BuiltAt(), snap.PublishedAt())
 			days.check(snap)
-		}, OnRefuse: func(string) { m.SnapshotRefused() }}
+		}, OnRefuse: func(string) { m.SnapshotRefused() }, OnStore: m.StoreResult}
 }
 
 // Handler returns the HTTP handler of every route.

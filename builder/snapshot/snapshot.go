@@ -152,6 +152,7 @@ const (
 	TriggerMidnight = "midnight" // a new day in timezone: upcoming classes and can_register move
 	TriggerListen   = "listen"   // builder serve (re)connected to the primary: notifications may have been missed
 	TriggerChange   = "change"   // notifications of committed changes
+	TriggerRetry    = "retry"    // builder serve retrying a failed build
 )
 
 // MaxBuildRoutes is how many changed or removed routes a Build lists.

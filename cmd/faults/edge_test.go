@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,7 +161,15 @@ func TestEdgeDependenciesDown(t *testing.T) {
 // without a restart. It returns the new snapshot's id.
 func (f *edgeFixture) storeDown(t *testing.T, d *cmdtest.Edge, id string) string {
 	f.minio.Stop(t)
+	stopped := time.Now()
 	waitLog(t, d, 30*time.Second, "snapshot refresh failed")
+	// The outage is in the metrics, for an alert: errors counted, the last answer before it.
+	if n, _ := strconv.ParseFloat(metric(t, d, "catalogue_edge_store_errors_total"), 64); n < 1 {
+		t.Errorf("catalogue_edge_store_errors_total with the store down = %v, want at least 1", n)
+	}
+	if at, _ := strconv.ParseFloat(metric(t, d, "catalogue_edge_store_last_success_timestamp_seconds"), 64); at <= 0 || at > float64(stopped.Unix()+1) {
+		t.Errorf("catalogue_edge_store_last_success_timestamp_seconds with the store down = %v, want a time before it stopped (%d)", at, stopped.Unix())
+	}
 	f.readStatic(t, d, id, 20, 50*time.Millisecond)
 	if r, _ := f.search(t, d); r.StatusCode != http.StatusOK {
 		t.Errorf("search with the store down: %s, want 200 (it needs only the replica)\n%s", r.Status, r.Data)
@@ -172,6 +181,9 @@ func (f *edgeFixture) storeDown(t *testing.T, d *cmdtest.Edge, id string) string
 	d.WaitSnapshot(t, next, 30*time.Second)
 	checkServed(t, d, f.token, next, 1)
 	waitLog(t, d, 10*time.Second, "snapshot source recovered")
+	if at, _ := strconv.ParseFloat(metric(t, d, "catalogue_edge_store_last_success_timestamp_seconds"), 64); at < float64(stopped.Unix()) {
+		t.Errorf("catalogue_edge_store_last_success_timestamp_seconds after the store came back = %v, want at least %d", at, stopped.Unix())
+	}
 	return next
 }
 

@@ -33,6 +33,11 @@ type Options struct {
 	// OnRefuse, when set, is called once for every snapshot refused because its manifest
 	// does not describe a whole snapshot (snapshot.ErrInvalidManifest).
 	OnRefuse func(id string)
+	// OnStore, when set, is told after every load attempt (at start, at each poll, by
+	// Refresh) whether the store answered: failed is false when it did (the pointer
+	// unchanged, a snapshot loaded or refused, none published yet), true when it did not.
+	// Attempts cut short by the edge's shutdown are not reported.
+	OnStore func(failed bool)
 }
 
 // Holder holds the current snapshot and keeps it current: it loads the snapshot the
@@ -143,6 +148,7 @@ func (d *Holder) poll(ctx context.Context, carryOn bool) {
 
 // logResult logs a load failure once while it lasts, and the recovery from one.
 func (d *Holder) logResult(err error) {
+	d.reportStore(err)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {
@@ -163,6 +169,17 @@ func (d *Holder) logResult(err error) {
 		d.lastErr = ""
 	} else {
 		d.lastErr = err.Error()
+	}
+}
+
+// reportStore tells OnStore whether the store answered the attempt that ended with err.
+func (d *Holder) reportStore(err error) {
+	switch {
+	case d.opts.OnStore == nil || errors.Is(err, context.Canceled):
+	case err == nil, errors.Is(err, snapshot.ErrNoSnapshot), errors.Is(err, snapshot.ErrInvalidManifest):
+		d.opts.OnStore(false)
+	default:
+		d.opts.OnStore(true)
 	}
 }
 

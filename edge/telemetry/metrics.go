@@ -33,7 +33,9 @@ type Metrics struct {
 	snapshotDay     prometheus.Gauge // the day the snapshot was built for, as Unix time
 	daysBehind      prometheus.Gauge // the edge's today minus that day, in days
 	refused         prometheus.Counter
-	snapshotMu      sync.Mutex // makes the reset and set of snapshot one step
+	storeErrors     prometheus.Counter
+	storeAnswered   prometheus.Gauge // Unix time of the store's last answer
+	snapshotMu      sync.Mutex       // makes the reset and set of snapshot one step
 
 	// routes caches the children of requests and latency per (route, status), so that the
 	// request path does no label lookup. Copied on write: readers never lock, and a new
@@ -110,6 +112,14 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		Name: "catalogue_edge_snapshot_days_behind",
 		Help: "Days between the edge's today (timezone) and the day the snapshot being served was rendered for: above 0, builds are failing or refused and static documents describe an earlier day than the search.",
 	}))
+	m.storeErrors = Register(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "catalogue_edge_store_errors_total",
+		Help: "Reads of the store's pointer or of a snapshot that failed (the store down, refusing, or timing out); the snapshot being served stays.",
+	}))
+	m.storeAnswered = Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "catalogue_edge_store_last_success_timestamp_seconds",
+		Help: "Unix time of the store's last answer to the edge's poll (unchanged pointer included); 0 before the first.",
+	}))
 	m.refused = Register(reg, prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "catalogue_edge_snapshot_refused_total",
 		Help: "Snapshots refused because their manifest does not describe a whole snapshot (its documents do not match its counts, or a route every snapshot has is missing); the snapshot served before stays, and so does edge.cache_dir.",
@@ -154,6 +164,15 @@ func (m *Metrics) SnapshotLoaded(id string, builtAt, publishedAt time.Time) {
 	if !publishedAt.IsZero() {
 		m.pointerToServed.Observe(max(time.Since(publishedAt), 0).Seconds())
 	}
+}
+
+// StoreResult records whether the store answered one of the edge's polls or loads.
+func (m *Metrics) StoreResult(failed bool) {
+	if failed {
+		m.storeErrors.Inc()
+		return
+	}
+	m.storeAnswered.SetToCurrentTime()
 }
 
 // SnapshotRefused counts a snapshot refused for an invalid manifest.
