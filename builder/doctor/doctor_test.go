@@ -38,9 +38,16 @@ ANALYZE;
 
 // healthy returns the options of an installation where every check passes: the reference
 // schema with data and a token, a replica that is the streaming standby, a local store.
-func healthy(t *testing.T) Options {
+// Without replica, the database is only the primary (replica.url unset: a check that
+// passes), which spares the wait for the standby where the replica is not what is broken.
+func healthy(t *testing.T, replica bool) Options {
 	t.Helper()
-	primary, standby := buildertest.NewReplicatedDatabase(t)
+	var primary, standby string
+	if replica {
+		primary, standby = buildertest.NewReplicatedDatabase(t)
+	} else {
+		primary = buildertest.NewMigratedDatabase(t)
+	}
 	buildertest.Exec(t, primary, data+token)
 	return Options{
 		PrimaryURL: primary, ReplicaURL: standby,
@@ -60,7 +67,7 @@ func run(t *testing.T, o Options) Report {
 }
 
 func TestHealthy(t *testing.T) {
-	o := healthy(t)
+	o := healthy(t, true)
 	o.Store = store.Options(buildertest.NewS3Store(t))
 	o.RedisURL = os.Getenv("CATALOGUE_TEST_REDIS_URL")
 	r := run(t, o)
@@ -174,7 +181,7 @@ func TestFinds(t *testing.T) {
 			if !strings.Contains(c.name, "S3") { // t.Setenv is not for parallel tests
 				t.Parallel()
 			}
-			o := healthy(t)
+			o := healthy(t, c.name == "an unreachable primary")
 			if c.sql != "" {
 				buildertest.Exec(t, o.PrimaryURL, c.sql)
 			}
