@@ -47,17 +47,35 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	// What the schema holds before and after says what this run did: on an empty database
+	// everything, on an up-to-date one nothing (the statements are idempotent).
+	before, err := seed.ReadObjects(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
 	if err := seed.Migrate(ctx, conn, tpl, cfg.Builder.Listen); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if cfg.Builder.Listen {
-		fmt.Fprintln(e.stdout, "schema is up to date; change notifications are on (builder.listen)")
-	} else {
-		fmt.Fprintln(e.stdout, "schema is up to date; change notifications are off (builder.listen)")
+	after, err := seed.ReadObjects(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
+	notifications := "off"
+	if cfg.Builder.Listen {
+		notifications = "on"
+	}
+	changes := seed.Changes(before, after)
+	if len(changes) == 0 {
+		fmt.Fprintf(e.stdout, "schema is up to date; change notifications are %s (builder.listen)\n", notifications)
+		return nil
+	}
+	for _, c := range changes {
+		fmt.Fprintln(e.stdout, c)
+	}
+	fmt.Fprintf(e.stdout, "schema migrated: %d changes; change notifications are %s (builder.listen)\n", len(changes), notifications)
 	return nil
 }
 

@@ -54,11 +54,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 			conf := writeConfig(t, buildertest.NewDatabase(t), st.URL, st.Endpoint)
 			c := []string{"--config", conf}
 
-			for range 2 {
-				if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); out != "schema is up to date; change notifications are on (builder.listen)\n" {
-					t.Errorf("migrate printed %q", out)
-				}
-			}
+			testMigrateSays(t, c)
 			mustRunCmd(t, append([]string{"seed", "--courses", "6", "--classes", "40", "--registrations", "90", "--seed", "7"}, c...)...)
 
 			// The token is the last line, after a warning that it is shown once.
@@ -207,5 +203,31 @@ func testTokenLimits(t *testing.T, c []string) {
 	}
 	if _, _, err := runCmd(t, append([]string{"token", "set-limit", "9", "5"}, c...)...); err == nil || !strings.Contains(err.Error(), "token 9: no token with that id") {
 		t.Errorf("token set-limit of an unknown id = %v, want an error naming it", err)
+	}
+}
+
+// testMigrateSays: builder migrate says what it created on an empty database, that nothing
+// was to do when run again, and what it removed when the change notifications are turned off.
+func testMigrateSays(t *testing.T, c []string) {
+	t.Helper()
+	first := mustRunCmd(t, append([]string{"migrate"}, c...)...)
+	for _, want := range []string{"created table api_tokens\n", "created table courses\n", "created view catalogue_courses\n",
+		"created trigger ", "\nschema migrated: "} {
+		if !strings.Contains(first, want) {
+			t.Errorf("migrate on an empty database printed\n%s\nwhich lacks %q", first, want)
+		}
+	}
+	if !strings.HasSuffix(first, " changes; change notifications are on (builder.listen)\n") || strings.Contains(first, "up to date") {
+		t.Errorf("migrate on an empty database ends %q, want the number of changes", first[strings.LastIndex(strings.TrimSuffix(first, "\n"), "\n")+1:])
+	}
+	if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); out != "schema is up to date; change notifications are on (builder.listen)\n" {
+		t.Errorf("migrate again printed %q, want that the schema is up to date", out)
+	}
+	off := mustRunCmd(t, append([]string{"migrate", "--listen=false"}, c...)...)
+	if !strings.Contains(off, "removed trigger ") || !strings.HasSuffix(off, "change notifications are off (builder.listen)\n") {
+		t.Errorf("migrate with builder.listen off printed %q, want the triggers it removed", off)
+	}
+	if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); !strings.Contains(out, "created trigger ") {
+		t.Errorf("migrate with builder.listen on again printed %q, want the triggers it created", out)
 	}
 }
