@@ -17,6 +17,13 @@
 //     client address (D23).
 //   - Floods (flood_test.go): anonymous requests flooding from one address are bounded, and
 //     never lock out a valid token sent from the same address (D23).
+//   - A bad manifest (manifest_test.go): a pointer moved to an empty or partial manifest
+//     (no documents, the non-class routes only, no popular list) is refused: every route
+//     keeps its answer, the refusal is counted and logged once, and edge.cache_dir keeps the
+//     last good snapshot for a restart without the store.
+//   - A cancelled JWKS fetch (jwks_test.go): a client that names an unknown key id and
+//     disconnects mid-fetch cannot keep a rotated key out: the fetch completes on its own and
+//     the next student signed in with the new key is served.
 //
 // The tests need the real PostgreSQL (and MinIO for one store kind) that make test starts;
 // see builder/buildertest.
