@@ -43,7 +43,9 @@ func TestPublishWritesObjectsThenManifestThenPointer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ReadCurrent: %v", err)
 		}
-		wantRes := Result{SnapshotID: res.SnapshotID, Documents: 3, ObjectsStored: 2, BytesStored: 31 + 62, Manifest: m}
+		// The first publication announces course 1, new to the feed (D36), after position 0.
+		wantRes := Result{SnapshotID: res.SnapshotID, Documents: 3, ObjectsStored: 2, BytesStored: 31 + 62, Manifest: m,
+			Feed: FeedChanges{After: 0, Courses: []int64{1}}}
 		if diff := cmp.Diff(wantRes, res, ignoreDuration); diff != "" {
 			t.Errorf("Publish result mismatch (-want +got):\n%s", diff)
 		}

@@ -58,7 +58,9 @@ func NewDelta(m *Manifest, base string, touched []string) *Delta {
 }
 
 // Apply returns the manifest of d's snapshot, given base, the manifest of d.Base, which it
-// does not modify. The result must be a whole snapshot (Manifest.Check).
+// does not modify. The result must hold as many documents as d counts; whether it is a whole
+// snapshot is the reader's check (Manifest.Check), which the edge makes of every snapshot it
+// would serve, delta or not.
 func (d *Delta) Apply(base *Manifest) (*Manifest, error) {
 	if base.ID != d.Base {
 		return nil, fmt.Errorf("apply delta %s: it is over %s, not %s", d.ID, d.Base, base.ID)
@@ -71,8 +73,8 @@ func (d *Delta) Apply(base *Manifest) (*Manifest, error) {
 		delete(m.Documents, r)
 	}
 	maps.Copy(m.Documents, d.Documents)
-	if err := m.Check(); err != nil {
-		return nil, fmt.Errorf("apply delta %s: %w", d.ID, err)
+	if len(m.Documents) != d.Counts.Documents {
+		return nil, fmt.Errorf("apply delta %s: %d documents, the delta counts %d", d.ID, len(m.Documents), d.Counts.Documents)
 	}
 	return m, nil
 }
