@@ -32,6 +32,24 @@ func parseID(s string) (int64, bool) {
 	return int64(n), true
 }
 
+// parseSearchCourseID parses the per-course search's path id (D15): like parseID, but a
+// positive base-10 integer past the int64 range is well formed too, and names no course
+// (none is false): its search is the empty result, as for any unknown course, never 404.
+func parseSearchCourseID(s string) (id int64, none, ok bool) {
+	if n, valid := parseID(s); valid {
+		return n, false, true
+	}
+	if s == "" || s[0] == '0' {
+		return 0, false, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false, false
+		}
+	}
+	return 0, true, true // digits without a leading zero that parseID refused: past int64
+}
+
 // typesMessage is the 400 message for a course type outside the three allowed (D13).
 const typesMessage = "The selected type is invalid. Allowed types: Online, Brick and Mortar, Blended."
 

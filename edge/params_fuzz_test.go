@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"math/big"
 	"net/url"
 	"regexp"
 	"slices"
@@ -85,6 +86,24 @@ func FuzzSearchPathID(f *testing.F) {
 		want := err == nil && n > 0 && s[0] >= '1' && s[0] <= '9'
 		if ok != want || (ok && got != n) {
 			t.Fatalf("parseID(%q) = %d, %v; want ok=%v (%d)", s, got, ok, want, n)
+		}
+	})
+}
+
+// FuzzSearchCourseID holds parseSearchCourseID to math/big: a positive integer written
+// without sign or leading zero is well formed at any length, and names no course past int64.
+func FuzzSearchCourseID(f *testing.F) {
+	for _, s := range []string{"1", "0", "01", "-1", "abc", "9223372036854775807", "9223372036854775808",
+		"99999999999999999999999", "099999999999999999999999", "9999999999999999999x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, none, ok := parseSearchCourseID(s)
+		n, isInt := new(big.Int).SetString(s, 10)
+		want := isInt && s[0] >= '1' && s[0] <= '9'
+		wantNone := want && !n.IsInt64()
+		if ok != want || none != wantNone || (ok && !none && id != n.Int64()) || (none && id != 0) {
+			t.Fatalf("parseSearchCourseID(%q) = %d, %v, %v; want ok=%v none=%v (%s)", s, id, none, ok, want, wantNone, n)
 		}
 	})
 }

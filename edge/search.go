@@ -12,19 +12,23 @@ import (
 
 // handleSearch serves GET /public/classes and GET /public/course/:id/classes. A path id that
 // is not a positive integer is 404 (D15); an unknown or non-public course is simply a course
-// with no matching class, hence the empty result (spec 4.4).
+// with no matching class, hence the empty result (spec 4.4), one past int64 included.
 func (s *Server) handleSearch(c echo.Context) error {
 	var courseID int64
+	var noCourse bool
 	if hasParam(c, "id") {
-		id, ok := parseID(c.Param("id"))
+		id, none, ok := parseSearchCourseID(c.Param("id"))
 		if !ok {
 			return fail(ErrNotFound, "Course not found.")
 		}
-		courseID = id
+		courseID, noCourse = id, none
 	}
 	p, err := search.ParseParams(c.QueryParams())
 	if err != nil {
 		return err
+	}
+	if noCourse { // the parameters are still checked: a bad one is the same error as anywhere
+		return writeSearch(c, search.Empty(), s.searchCacheControl)
 	}
 	p.CourseID = courseID
 	today := config.Today(s.now(), s.loc)

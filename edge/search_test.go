@@ -119,7 +119,14 @@ func testSearch(t *testing.T, env *searchEnv) {
 		{"/api/v2/public/course/-1/classes", errSearch(404, "Course not found.")},
 		{"/api/v2/public/course/01/classes", errSearch(404, "Course not found.")},
 		{"/api/v2/public/course/1.5/classes", errSearch(404, "Course not found.")},
-		{"/api/v2/public/course/9223372036854775808/classes", errSearch(404, "Course not found.")},
+		// Positive integers past int64 name no course either: the empty result, never 404.
+		{"/api/v2/public/course/9223372036854775808/classes", okSearch(empty)},
+		{"/api/v2/public/course/99999999999999999999999/classes", okSearch(empty)},
+		{"/api/v2/public/course/99999999999999999999999/classes?page=2", okSearch(page(0, 1))},
+		{"/api/v2/public/course/99999999999999999999999/classes?limit=x", errSearch(400, "The limit parameter must be an integer.")},
+		{"/api/v2/public/course/99999999999999999999999/classes?date=2027-03-10", errSearch(500, msgDate)},
+		{"/api/v2/public/course/099999999999999999999999/classes", errSearch(404, "Course not found.")},
+		{"/api/v2/public/course/99999999999999999999999x/classes", errSearch(404, "Course not found.")},
 	}
 	for _, tt := range tests {
 		got := env.get(http.MethodGet, tt.target, nil)

@@ -124,6 +124,10 @@ func (s *Searcher) Search(ctx context.Context, today time.Time, p Params) (Resul
 // cache entry or a replica connection held while PostgreSQL scans for a megabyte of text.
 const MaxSearch = 256
 
+// Empty is the result of a search that matches nothing (D10), for a query the caller knows
+// matches nothing without asking.
+func Empty() Result { return Result{body: emptyPage} }
+
 // emptyPage is the response of a search that matches nothing (D10).
 var emptyPage, _ = json.Marshal(page{Data: []item{}, LastPage: 1})
 

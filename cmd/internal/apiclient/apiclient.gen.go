@@ -716,7 +716,7 @@ type ClientInterface interface {
 
 	// SearchCourseClasses The class search, scoped to one course
 	//
-	// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404; an id that is not a positive base-10 integer gives 404.
+	// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404, and so does a positive integer too large for any id (past int64); an id that is not a positive base-10 integer without leading zero gives 404.
 	//
 	// Corresponds with GET /public/course/{id}/classes (the `SearchCourseClasses` operationId).
 	SearchCourseClasses(ctx context.Context, id CourseIdPath, params *SearchCourseClassesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -830,7 +830,7 @@ func (c *Client) GetCourse(ctx context.Context, id CourseIdPath, reqEditors ...R
 
 // SearchCourseClasses The class search, scoped to one course
 //
-// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404; an id that is not a positive base-10 integer gives 404.
+// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404, and so does a positive integer too large for any id (past int64); an id that is not a positive base-10 integer without leading zero gives 404.
 //
 // Corresponds with GET /public/course/{id}/classes (the `SearchCourseClasses` operationId).
 func (c *Client) SearchCourseClasses(ctx context.Context, id CourseIdPath, params *SearchCourseClassesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1464,7 +1464,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchCourseClassesWithResponse The class search, scoped to one course
 	//
-	// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404; an id that is not a positive base-10 integer gives 404.
+	// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404, and so does a positive integer too large for any id (past int64); an id that is not a positive base-10 integer without leading zero gives 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2662,7 +2662,7 @@ func (c *ClientWithResponses) GetCourseWithResponse(ctx context.Context, id Cour
 
 // SearchCourseClassesWithResponse The class search, scoped to one course
 //
-// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404; an id that is not a positive base-10 integer gives 404.
+// Same parameters, rules and response as the class search, restricted to one course. An unknown or non-public course gives the empty result, never 404, and so does a positive integer too large for any id (past int64); an id that is not a positive base-10 integer without leading zero gives 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
