@@ -1,0 +1,412 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/builder/buildertest"
+)
+
+// TestContainer runs the image as an operator would: make image's script builds it (twice:
+// the same image ID both times), then containers of it with a read-only root filesystem and
+// no capabilities, on the host network, run builder migrate and token create against the test PostgreSQL, builder
+// serve publishes to the test MinIO, and the edge, configured through CATALOGUE_* variables
+// and a mounted file, with its cache on a volume, serves a course; docker stop (SIGTERM) then
+// lets the searches in flight finish and the edge exit 0 well within its grace period.
+//
+// It needs a Docker engine: under CATALOGUE_TEST_REQUIRE=1 (make test) scripts/image/docker.sh
+// installs and starts one (as root) or the test fails saying what is missing; otherwise the
+// test is skipped when no engine answers.
+func TestContainer(t *testing.T) {
+	requireDocker(t)
+	db := buildertest.NewDatabase(t)
+	st := buildertest.NewS3Store(t)
+
+	image := buildImage(t)
+	env := []string{
+		"CATALOGUE_DATABASE_URL=" + db,
+		"CATALOGUE_STORE_URL=" + st.URL,
+		"CATALOGUE_STORE_ENDPOINT=" + st.Endpoint,
+		"CATALOGUE_STORE_REGION=" + st.Region,
+		"AWS_ACCESS_KEY_ID=" + os.Getenv("AWS_ACCESS_KEY_ID"),
+		"AWS_SECRET_ACCESS_KEY=" + os.Getenv("AWS_SECRET_ACCESS_KEY"),
+	}
+	envFile := filepath.Join(t.TempDir(), "catalogue.env")
+	if err := os.WriteFile(envFile, []byte(strings.Join(env, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Every container: read-only root, no capabilities, host network (the services listen on
+	// the loopback), configuration from the environment file.
+	run := []string{"run", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+		"--network", "host", "--env-file", envFile}
+
+	mustDocker(t, append(run, "--rm", image, "builder", "migrate")...)
+	buildertest.Exec(t, db, `INSERT INTO courses (id, name, type, description, is_public) VALUES
+  (1, 'Shipping in containers', 'Online', 'Scratch images, read-only.', true);
+INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES
+  (150, 1, CURRENT_DATE + 30, CURRENT_DATE + 31, 500, true)`)
+	out := mustDocker(t, append(run, "--rm", image, "builder", "token", "create", "--name", "container")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	token := lines[len(lines)-1]
+
+	metrics := freePort(t)
+	builder := startContainer(t, append(run, "-e", "CATALOGUE_BUILDER_METRICS_LISTEN=127.0.0.1:"+metrics,
+		image, "builder", "serve")...)
+
+	port := freePort(t)
+	conf := t.TempDir()
+	writeFile(t, filepath.Join(conf, "catalogue.yaml"), fmt.Sprintf(edgeConfig, port))
+	writeFile(t, filepath.Join(conf, "templates", "search.sql"), slowSearch)
+	volume := "catalogue-test-cache-" + randomHex(4)
+	t.Cleanup(func() { _, _ = docker(context.Background(), "volume", "rm", "-f", volume) })
+	edge := startContainer(t, append(run, "--stop-timeout", "30",
+		"-v", conf+":/etc/catalogue:ro", "-v", volume+":/var/cache/catalogue",
+		image, "edge", "--config", "/etc/catalogue/catalogue.yaml")...)
+
+	base := "http://127.0.0.1:" + port
+	waitReady(t, base, edge)
+	status, body := get(t, base+"/api/v2/public/course/1", token)
+	var course struct {
+		ID                      any
+		Name, Type, Description string
+	}
+	if err := json.Unmarshal([]byte(body), &course); status != http.StatusOK || err != nil ||
+		fmt.Sprint(course.ID) != "1" || course.Name != "Shipping in containers" || course.Type != "Online" ||
+		course.Description != "Scratch images, read-only." {
+		t.Fatalf("GET /public/course/1 through the container: %d %s, want 200 with course 1 as inserted", status, body)
+	}
+
+	// Docker's HEALTHCHECK command, as docker runs it: beside PID 1, with its environment.
+	for _, c := range []string{edge, builder} {
+		if out, err := docker(t.Context(), "exec", c, "/usr/local/bin/catalogue", "healthcheck"); err != nil ||
+			!strings.Contains(out, ": ok") {
+			t.Errorf("healthcheck in %s: %v\n%s", c, err, out)
+		}
+	}
+
+	drains(t, base, token, db, edge)
+	cacheWritten(t, volume)
+	for _, c := range []string{builder} {
+		if out, err := docker(t.Context(), "stop", "-t", "60", c); err != nil {
+			t.Errorf("docker stop %s: %v\n%s", c, err, out)
+		}
+		if code := exitCode(t, c); code != "0" {
+			t.Errorf("builder serve after SIGTERM: exit %s, want 0\n%s", code, logs(c))
+		}
+	}
+}
+
+// drains sends SIGTERM (docker stop) to the edge container while searches are in flight
+// (each held 1.5 s by the mounted search.sql): each must get its whole answer, and the edge
+// exit 0 long before docker's grace period (30 s) would have it killed.
+func drains(t *testing.T, base, token, db, edge string) {
+	const inFlight = 3
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	results := make(chan result, inFlight)
+	client := &http.Client{Timeout: 30 * time.Second}
+	var wg sync.WaitGroup
+	for range inFlight {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodGet, base+"/api/v2/public/classes", nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := client.Do(req)
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			results <- result{status: resp.StatusCode, body: string(b), err: err}
+		})
+	}
+	waitSleeping(t, db, inFlight)
+	start := time.Now()
+	if out, err := docker(t.Context(), "stop", "-t", "30", edge); err != nil {
+		t.Fatalf("docker stop %s: %v\n%s", edge, err, out)
+	}
+	took := time.Since(start)
+	wg.Wait()
+	close(results)
+	for r := range results {
+		if r.err != nil || r.status != http.StatusOK || !strings.Contains(r.body, `"total":1`) {
+			t.Errorf("search in flight at SIGTERM: status %d, error %v, want 200 with class 150\n%s", r.status, r.err, r.body)
+		}
+	}
+	// The edge gives its requests 20 s; past docker's 30 s it would have been killed (137).
+	if code := exitCode(t, edge); code != "0" || took >= 25*time.Second {
+		t.Errorf("edge after SIGTERM: exit %s after %v, want 0 within its 20 s grace\n%s", code, took, logs(edge))
+	}
+	t.Logf("edge drained %d searches and exited in %v", inFlight, took.Round(10*time.Millisecond))
+}
+
+// cacheWritten checks that the edge kept its snapshot in its cache, on the volume: the one
+// place it may write with a read-only root filesystem. The volume is read on the host, which
+// needs root (the cache belongs to the image's user and is private to it).
+func cacheWritten(t *testing.T, volume string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Log("not root: the edge's cache on the volume is not inspected")
+		return
+	}
+	dir := strings.TrimSpace(mustDocker(t, "volume", "inspect", "-f", "{{.Mountpoint}}", volume))
+	var files int
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return err
+	})
+	if err != nil || files == 0 {
+		t.Errorf("the edge's cache volume %s (%s) holds %d files (%v), want the snapshot it loaded", volume, dir, files, err)
+	}
+}
+
+// edgeConfig is the edge's mounted configuration file; %s is its port. The database and the
+// store come from the environment.
+const edgeConfig = `templates:
+  dir: /etc/catalogue/templates
+edge:
+  listen: 127.0.0.1:%s
+  poll_interval: 200ms
+  cache_dir: /var/cache/catalogue
+  search_timeout: 30s
+  search_cache: 0s
+  search_index: false
+`
+
+// slowSearch replaces the class search (templates/search.sql) so that searches are in flight
+// long enough to be caught by the SIGTERM: class 150 after 1.5 s, whatever the filters. It
+// takes the eight arguments the edge passes and returns the same columns.
+const slowSearch = `-- search.sql for the container test: class 150 after 1.5 s, ignoring the filters.
+SELECT cl.id, cl.course_id, co.name AS course, cl.start_date, cl.end_date, co.type,
+       NULL::text AS city, NULL::text AS state, cl.cost, NULL::bigint AS available_seats,
+       1::bigint AS total
+FROM classes cl
+JOIN courses co ON co.id = cl.course_id
+CROSS JOIN pg_sleep(1.5)
+WHERE cl.id = 150
+  AND $1::date IS NOT NULL AND ($2::date IS NULL OR $3::date IS NULL OR $4::date IS NULL
+  OR $5::text IS NULL OR $6::bigint IS NULL OR $7::bigint > 0 OR $8::bigint >= 0)
+`
+
+// requireDocker makes sure a Docker engine answers: under CATALOGUE_TEST_REQUIRE it runs
+// scripts/image/docker.sh (install, start), failing with what it says; otherwise it skips
+// when no engine answers.
+func requireDocker(t *testing.T) {
+	t.Helper()
+	if os.Getenv("CATALOGUE_TEST_REQUIRE") == "" {
+		if _, err := docker(t.Context(), "info"); err != nil {
+			t.Skipf("no Docker engine answers (docker info: %v); make test installs and starts one", err)
+		}
+		return
+	}
+	cmd := exec.CommandContext(t.Context(), "../../scripts/image/docker.sh")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the container test needs a Docker engine: scripts/image/docker.sh: %v\n%s", err, out)
+	}
+}
+
+// imageID is the line of scripts/image/build.sh's report that gives the image's ID.
+var imageID = regexp.MustCompile(`(?m)^\s+id\s+(sha256:[0-9a-f]{64})$`)
+
+// maxImageSize is the image's size target, in bytes as docker image inspect reports it.
+const maxImageSize = 30e6
+
+// buildImage builds the image twice with make image's script under a tag of its own and
+// returns its name; both builds must give the same ID, and the image must be within its size.
+func buildImage(t *testing.T) string {
+	t.Helper()
+	version := "test-" + randomHex(4)
+	name := "catalogue-test"
+	image := name + ":" + version
+	t.Cleanup(func() {
+		_, _ = docker(context.Background(), "rmi", name+":"+version, name+":latest")
+	})
+	var ids []string
+	for i := range 2 {
+		cmd := exec.CommandContext(t.Context(), "../../scripts/image/build.sh")
+		cmd.Env = append(os.Environ(), "IMAGE_NAME="+name, "VERSION="+version,
+			"IMAGE_ARCHIVE="+filepath.Join(t.TempDir(), "image.tar"))
+		out, err := cmd.CombinedOutput()
+		m := imageID.FindStringSubmatch(string(out))
+		if err != nil || m == nil {
+			t.Fatalf("scripts/image/build.sh (build %d): %v\n%s", i+1, err, out)
+		}
+		ids = append(ids, m[1])
+	}
+	if ids[0] != ids[1] {
+		t.Errorf("two builds of the same tree: image IDs %s and %s, want one", ids[0], ids[1])
+	}
+	inspect := mustDocker(t, "image", "inspect", "-f", "{{.Id}} {{.Size}}", image)
+	id, size, _ := strings.Cut(strings.TrimSpace(inspect), " ")
+	if id != ids[0] {
+		t.Errorf("docker has %s as %s, want the ID build.sh printed, %s", image, id, ids[0])
+	}
+	if n, err := strconv.ParseFloat(size, 64); err != nil || n > maxImageSize {
+		t.Errorf("image size %s bytes, want at most %.0f", size, maxImageSize)
+	}
+	if out := mustDocker(t, "run", "--rm", image, "version"); strings.TrimSpace(out) != version {
+		t.Errorf("catalogue version in the image: %q, want %q", out, version)
+	}
+	return image
+}
+
+// startContainer starts a container with docker args (run ... IMAGE ARGS, without -d and
+// --name) and returns its name; it is removed when the test ends, its logs shown if it failed.
+func startContainer(t *testing.T, args ...string) string {
+	t.Helper()
+	name := "catalogue-test-" + randomHex(4)
+	runArgs := append([]string{"run", "-d", "--name", name}, args[1:]...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("logs of %s (%s):\n%s", name, strings.Join(args[len(args)-2:], " "), logs(name))
+		}
+		_, _ = docker(context.Background(), "rm", "-f", name)
+	})
+	mustDocker(t, runArgs...)
+	return name
+}
+
+// waitReady waits until the edge answers /readyz 200: a snapshot loaded.
+func waitReady(t *testing.T, base, container string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		status, _ := getStatus(base + "/readyz")
+		if status == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the edge container was not ready within 60 s (/readyz %d)\n%s", status, logs(container))
+		}
+		time.Sleep(100 * time.Millisecond) // polling another process's progress
+	}
+}
+
+func getStatus(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitSleeping waits until n queries of the test's database are in the slow search's
+// pg_sleep, that is until n searches are in flight in the edge.
+func waitSleeping(t *testing.T, dbURL string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(context.Background())
+	for {
+		var sleeping int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid()`).Scan(&sleeping)
+		if err != nil {
+			t.Fatalf("count searches in flight (want %d): %v", n, err)
+		}
+		if sleeping >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polling another process's progress
+	}
+}
+
+// docker runs the docker client, bounded at 5 minutes, and returns its stdout and stderr.
+func docker(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "docker", args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func mustDocker(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := docker(t.Context(), args...)
+	if err != nil {
+		t.Fatalf("docker %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func exitCode(t *testing.T, container string) string {
+	t.Helper()
+	return strings.TrimSpace(mustDocker(t, "inspect", "-f", "{{.State.ExitCode}}", container))
+}
+
+func logs(container string) string {
+	out, _ := docker(context.Background(), "logs", container)
+	return out
+}
+
+// freePort returns a loopback port nothing listens on now (the containers share the host's
+// network, so they cannot be told to take port 0 and report it as the tests' edges do).
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
