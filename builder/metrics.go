@@ -3,7 +3,10 @@ package builder
 import (
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trainingco/catalogue/builder/webhook/queue"
 )
 
 // Build kinds, as the metrics and the log label them.
@@ -25,6 +28,7 @@ type Metrics struct {
 	published      prometheus.Gauge
 	storeErrors    prometheus.Counter
 	storeAnswered  prometheus.Gauge
+	reg            prometheus.Registerer // where the webhooks' collectors go too; nil: nowhere
 }
 
 // lagBuckets span a change published at once to one published by the schedule.
@@ -82,6 +86,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Unix time of the last store operation that the store answered; 0 before the first.",
 		}),
 	}
+	m.reg = reg
 	if reg != nil {
 		reg.MustRegister(m.builds, m.duration, m.cpu, m.commitLag, m.replicaWait, m.replicaTimeout,
 			m.notifications, m.connects, m.published, m.storeErrors, m.storeAnswered)
@@ -110,4 +115,9 @@ func (m *Metrics) storeResult(err error) {
 		return
 	}
 	m.storeAnswered.SetToCurrentTime()
+}
+
+// webhooks returns the webhook queue's collectors, on the same registry.
+func (m *Metrics) webhooks(pool *pgxpool.Pool) *queue.Metrics {
+	return queue.NewMetrics(m.reg, pool)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/trainingco/catalogue/builder/pending"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/webhook"
 	"github.com/trainingco/catalogue/config"
 )
 
@@ -31,6 +32,8 @@ type ServeOptions struct {
 	// Progress, when set, is told about each phase of every build (tests stop builds at
 	// chosen moments through it).
 	Progress func(publish.Progress)
+	// Resolver resolves webhook endpoints' names (tests); nil: the system's.
+	Resolver webhook.Resolver
 }
 
 // midnight is when a new day starts in the configured time zone: upcoming classes and
@@ -58,6 +61,9 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	s.log.Info("builder serve starting", "config", cfg.Redacted(), "schedule", cfg.Builder.Schedule, "listen", listening)
 	if cfg.Builder.Listen && !listening {
 		s.log.Warn("builder.listen is on but database.url is not set: changes are published on the schedule only")
+	}
+	if s.webhooks, err = s.startWebhooks(ctx); err != nil {
+		return err
 	}
 	q := &pending.Queue{Quiet: cfg.Builder.Debounce, MaxDelay: cfg.Builder.MaxDelay}
 	c, err := s.schedule(q)
@@ -87,6 +93,9 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	<-c.Stop().Done()
 	loop.Wait()
 	bg.Wait()
+	if s.webhooks != nil {
+		s.webhooks.stop(ctx, cfg.Webhooks.Timeout)
+	}
 	s.log.Info("builder serve stopped")
 	return nil
 }

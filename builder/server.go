@@ -30,6 +30,8 @@ type server struct {
 	// own are the manifests of the last builder.keep snapshots this process published,
 	// for collection (publish.Publisher.Own).
 	own map[string]*snapshot.Manifest
+	// webhooks queues and delivers catalogue.changed; nil when off.
+	webhooks *webhooks
 }
 
 // published is a snapshot this builder published.
@@ -82,6 +84,7 @@ func (s *server) build(ctx context.Context, b pending.Batch) error {
 	}
 	s.metrics.built(o.kind, o.triggerKey, o.res.SnapshotID != "", o.took, o.cpu)
 	s.report(ctx, b, o)
+	s.announce(context.WithoutCancel(ctx), o.res, b.Noticed)
 	if s.opts.AfterRun != nil {
 		s.opts.AfterRun(o.res, o.err)
 	}

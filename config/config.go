@@ -210,7 +210,7 @@ func Default() Config {
 		Feeds: Feeds{Retention: 7 * 24 * time.Hour, License: "https://creativecommons.org/licenses/by/4.0/"},
 		Webhooks: Webhooks{
 			Timeout: MaxWebhookTimeout, RetryBase: 5 * time.Second, RetryMax: time.Hour, RetryFor: 24 * time.Hour,
-			DisableAfter: 5 * 24 * time.Hour, EdgeWait: 30 * time.Second, StuckAfter: time.Minute, Workers: 50,
+			DisableAfter: 5 * 24 * time.Hour, EdgeWait: 30 * time.Second, StuckAfter: time.Minute, Workers: 20,
 		},
 	}
 }

@@ -38,7 +38,7 @@ func TestLoadDefaults(t *testing.T) {
 		// D42: 10 s for a 2xx, retried for 24 h; D43: https and public addresses only.
 		Webhooks: Webhooks{Timeout: 10 * time.Second, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			RetryFor: 24 * time.Hour, DisableAfter: 120 * time.Hour, EdgeWait: 30 * time.Second,
-			StuckAfter: time.Minute, Workers: 50},
+			StuckAfter: time.Minute, Workers: 20},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)

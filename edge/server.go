@@ -57,6 +57,9 @@ type Options struct {
 	// JWKS in the background, so it needs the process's context).
 	JWT      *auth.JWTVerifier
 	Registry *prometheus.Registry // nil: a new registry, served by MetricsHandler
+	// OnSwap, when set, is told the id of every snapshot the edge starts serving, after the
+	// swap (cmd/edge reports it for the webhooks, D42).
+	OnSwap func(snapshotID string)
 }
 
 // Server is the edge. Create it with New, start background work with Start, and serve its
@@ -141,11 +144,14 @@ func New(opts Options) (*Server, error) {
 // metrics and their day checked, refusals counted (the callbacks hold those, not the
 // server).
 func (s *Server) docsOptions() docstore.Options {
-	m, days := s.metrics, s.days
+	m, days, served := s.metrics, s.days, s.opts.OnSwap
 	return docstore.Options{Store: s.opts.Store, CacheDir: s.cfg.CacheDir, PollInterval: s.cfg.PollInterval,
 		Logger: s.log, OnSwap: func(snap *docstore.Snapshot) {
 			m.SnapshotLoaded(snap.ID(), snap.BuiltAt(), snap.PublishedAt())
 			days.check(snap)
+			if served != nil {
+				served(snap.ID())
+			}
 		}, OnRefuse: func(string) { m.SnapshotRefused() }, OnStore: m.StoreResult}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -82,11 +83,16 @@ func NewDatabase(t testing.TB) string {
 }
 
 // NewMigratedDatabase is NewDatabase migrated as builder migrate does by default: the
-// reference schema and the change-capture triggers.
+// reference schema, the change-capture triggers, and the webhook and River tables.
 func NewMigratedDatabase(t testing.TB) string {
 	t.Helper()
 	dbURL := NewDatabase(t)
 	Exec(t, dbURL, templates.MustDefault().Migration(true))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := queue.Migrate(ctx, dbURL); err != nil {
+		t.Fatalf("migrate the webhook tables: %v", err)
+	}
 	return dbURL
 }
 

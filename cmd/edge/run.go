@@ -95,6 +95,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	opts := edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log,
 		RequestLog: out.batch(), JWT: jwt}
+	served, err := newServedReporter(cfg, log)
+	if err != nil {
+		return err
+	}
+	if served != nil {
+		opts.OnSwap = served.swapped
+		go served.run(ctx)
+	}
 	if limiter != nil {
 		opts.Limiter = limiter
 	}

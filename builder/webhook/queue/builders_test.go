@@ -1,0 +1,166 @@
+package queue_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/webhook/edges"
+	"github.com/trainingco/catalogue/builder/webhook/queue"
+)
+
+// TestTwoBuildersNeverDeliverTogether: two builders' queues share the work on one database;
+// no endpoint ever has two deliveries in flight, and each gets every message once, in order.
+func TestTwoBuildersNeverDeliverTogether(t *testing.T) {
+	dbURL, pool := newDatabase(t)
+	var rcs []*receiver
+	for range 4 {
+		rc := &receiver{t: t, delay: 30 * time.Millisecond}
+		srv := httptest.NewServer(rc)
+		defer srv.Close()
+		_, rc.secret = addEndpoint(t, dbURL, srv.URL)
+		rcs = append(rcs, rc)
+	}
+	a := startQueue(t, pool, fastConfig(), nil)
+	b := startQueue(t, pool, fastConfig(), nil)
+	var ids []string
+	for i := range 12 {
+		q := a
+		if i%2 == 1 {
+			q = b
+		}
+		id, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s", Classes: []int64{int64(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	waitFor(t, 20*time.Second, "every message at every endpoint", func() bool {
+		for _, rc := range rcs {
+			if len(rc.deliveries()) < len(ids) {
+				return false
+			}
+		}
+		return true
+	})
+	time.Sleep(200 * time.Millisecond) // a duplicate would come within this
+	for i, rc := range rcs {
+		var got []string
+		for _, d := range rc.deliveries() {
+			got = append(got, d.id)
+		}
+		if !slices.Equal(got, ids) || rc.maxInFlight != 1 {
+			t.Errorf("endpoint %d: %d deliveries (%d at once at most), in order %t; want each of %d once, one at a time, in order",
+				i, len(got), rc.maxInFlight, slices.Equal(got, ids), len(ids))
+		}
+	}
+}
+
+// TestGivesUpThenDisables: a message retried for webhooks.retry_for is given up and the
+// next one tried; an endpoint failing for webhooks.disable_after is disabled, its messages
+// given up, and the others are not held back.
+func TestGivesUpThenDisables(t *testing.T) {
+	dbURL, pool := newDatabase(t)
+	down := &receiver{t: t, answer: func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }}
+	up := &receiver{t: t}
+	downSrv, upSrv := httptest.NewServer(down), httptest.NewServer(up)
+	defer downSrv.Close()
+	defer upSrv.Close()
+	_, down.secret = addEndpoint(t, dbURL, downSrv.URL)
+	_, up.secret = addEndpoint(t, dbURL, upSrv.URL)
+	cfg := fastConfig()
+	cfg.RetryFor, cfg.DisableAfter = 400*time.Millisecond, 1500*time.Millisecond
+	q := startQueue(t, pool, cfg, nil)
+	var ids []string
+	for range 3 {
+		id, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s", Classes: []int64{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	waitFor(t, 10*time.Second, "the three messages given up", func() bool {
+		var n int
+		_ = pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = 1 AND given_up_at IS NOT NULL").Scan(&n)
+		return n == 3
+	})
+	// The next failure past webhooks.disable_after since the first disables the endpoint.
+	time.Sleep(cfg.DisableAfter)
+	id, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s", Classes: []int64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, id)
+	waitFor(t, 15*time.Second, "the failing endpoint disabled", func() bool {
+		var disabled bool
+		_ = pool.QueryRow(context.Background(), "SELECT disabled_at IS NOT NULL FROM webhook_endpoints WHERE id = 1").Scan(&disabled)
+		return disabled
+	})
+	seen := map[string]bool{}
+	for _, d := range down.deliveries() {
+		seen[d.id] = true
+	}
+	if !seen[ids[0]] || !seen[ids[1]] || !seen[ids[2]] || !seen[ids[3]] {
+		t.Errorf("the failing endpoint got %v: after giving the first message up the next ones must be tried", seen)
+	}
+	var pending int
+	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = 1 AND delivered_at IS NULL AND given_up_at IS NULL").Scan(&pending); err != nil || pending != 0 {
+		t.Errorf("a disabled endpoint keeps %d deliveries pending (%v)", pending, err)
+	}
+	waitFor(t, 5*time.Second, "the healthy endpoint's four", func() bool { return len(up.deliveries()) == 4 })
+	// A disabled endpoint gets no new messages.
+	before := len(down.deliveries())
+	if _, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s2", Classes: []int64{2}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the healthy endpoint's fifth", func() bool { return len(up.deliveries()) == 5 })
+	if after := len(down.deliveries()); after != before {
+		t.Errorf("a disabled endpoint got %d more deliveries", after-before)
+	}
+}
+
+// TestWaitsForEveryEdge (D42): a delivery waits until every edge reporting in Redis serves
+// its snapshot or a later one; an edge whose report expired holds nothing back.
+func TestWaitsForEveryEdge(t *testing.T) {
+	redisURL := need(t, "CATALOGUE_TEST_REDIS_URL")
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	ctx := context.Background()
+	prefix := snapshot.EdgeServedPrefix("file:///"+t.Name(), "")
+	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"a", prefix+"b") })
+	rdb.Set(ctx, prefix+"a", "20261126T100000.000Z-aaaaaaaa", time.Minute)
+	rdb.Set(ctx, prefix+"b", "20261126T100000.000Z-aaaaaaaa", time.Minute)
+
+	dbURL, pool := newDatabase(t)
+	rc := &receiver{t: t}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	_, rc.secret = addEndpoint(t, dbURL, srv.URL)
+	reports := edges.Served{Redis: rdb, Prefix: prefix, Poll: time.Second}
+	q := startQueue(t, pool, fastConfig(), reports)
+	next := "20261126T100500.000Z-bbbbbbbb"
+	if _, err := q.Enqueue(ctx, queue.Change{Snapshot: next, Classes: []int64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if n := len(rc.deliveries()); n != 0 {
+		t.Fatalf("delivered while no edge served the snapshot")
+	}
+	rdb.Set(ctx, prefix+"a", next, time.Minute)
+	time.Sleep(500 * time.Millisecond)
+	if n := len(rc.deliveries()); n != 0 {
+		t.Fatalf("delivered while one edge of two served the snapshot")
+	}
+	rdb.Set(ctx, prefix+"b", "20261126T101000.000Z-cccccccc", time.Minute) // a later one serves too
+	waitFor(t, 3*time.Second, "the delivery once both edges serve it", func() bool { return len(rc.deliveries()) == 1 })
+}

@@ -1,0 +1,171 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/trainingco/catalogue/builder/webhook"
+	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// queueName is River's queue of the delivery jobs.
+const queueName = "webhooks"
+
+// Options configure a Queue.
+type Options struct {
+	// Pool reaches database.url, where the webhook tables and River's live.
+	Pool *pgxpool.Pool
+	// Config is webhooks.*; Edge gives the public URL and base path of the feeds' links.
+	Config config.Webhooks
+	Edge   config.Edge
+	// Served says whether the edges serve a snapshot (D42); nil: deliveries do not wait.
+	Served Served
+	Logger *slog.Logger
+	// Metrics receive the deliveries' measurements; nil: kept nowhere.
+	Metrics *Metrics
+	// Resolver is Rules.Resolver (tests); nil: the system's.
+	Resolver webhook.Resolver
+}
+
+// Queue queues catalogue.changed messages and, when started with workers, delivers them.
+type Queue struct {
+	opts   Options
+	client *river.Client[pgx.Tx]
+}
+
+// deliverArgs is the one job of an endpoint with messages to deliver (see the package
+// comment): unique by endpoint in every state where it waits or runs.
+type deliverArgs struct {
+	Endpoint int64 `json:"endpoint"`
+}
+
+func (deliverArgs) Kind() string { return "webhook_deliver" }
+
+func (deliverArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueName, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+		rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+	}}}
+}
+
+// New returns a Queue. With work set it delivers too, once Start is called; without, it
+// only queues (builder commands).
+func New(opts Options, work bool) (*Queue, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics(nil, nil)
+	}
+	q := &Queue{opts: opts}
+	cfg := &river.Config{Logger: opts.Logger.With("component", "river")}
+	if work {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &worker{q: q, sender: webhook.NewSender(q.rules(), opts.Config.Timeout)})
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{queueName: {MaxWorkers: opts.Config.Workers}}
+		cfg.JobTimeout = opts.Config.StuckAfter
+		cfg.RescueStuckJobsAfter = opts.Config.StuckAfter
+		// A snoozed job (a retry's wait, another builder holding the endpoint) is fetched
+		// this long after it is due at the latest.
+		cfg.FetchPollInterval = 200 * time.Millisecond
+	}
+	client, err := river.NewClient(riverpgxv5.New(opts.Pool), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("webhook queue: %w", err)
+	}
+	q.client = client
+	return q, nil
+}
+
+// Start starts delivering until ctx is done or Stop is called.
+func (q *Queue) Start(ctx context.Context) error {
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("start the webhook queue: %w", err)
+	}
+	return nil
+}
+
+// Stop lets the deliveries in flight finish (each takes at most webhooks.timeout), then
+// stops; past ctx it cancels them, and their jobs run again later.
+func (q *Queue) Stop(ctx context.Context) error {
+	return q.client.Stop(ctx)
+}
+
+func (q *Queue) rules() webhook.Rules {
+	return webhook.Rules{AllowHTTP: q.opts.Config.AllowHTTP, AllowPrivate: q.opts.Config.AllowPrivate, Resolver: q.opts.Resolver}
+}
+
+// Change is what a published snapshot changed, as catalogue.changed announces it.
+type Change struct {
+	Snapshot         string
+	Courses, Classes []int64
+	// After is the feeds' position before the change (afterChangeNumber).
+	After int64
+	// Noticed is when builder serve heard of the commit; zero for a scheduled build.
+	Noticed time.Time
+}
+
+// Enqueue queues one catalogue.changed for every enabled endpoint and makes sure each has
+// its delivery job, in one transaction. It returns the message's webhook-id.
+func (q *Queue) Enqueue(ctx context.Context, c Change) (string, error) {
+	now := time.Now()
+	body, err := webhook.Body(webhook.TypeChanged, now, webhook.Changed{
+		Snapshot: c.Snapshot, Courses: c.Courses, Classes: c.Classes, Feeds: q.feeds(c.After),
+	})
+	if err != nil {
+		return "", err
+	}
+	id := webhook.NewMessageID()
+	var noticed *time.Time
+	if !c.Noticed.IsZero() {
+		noticed = &c.Noticed
+	}
+	err = pgx.BeginFunc(ctx, q.opts.Pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, webhook.SQL(templates.WebhookEnqueue), id, webhook.TypeChanged, string(body), c.Snapshot, noticed)
+		if err != nil {
+			return err
+		}
+		endpoints, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		return q.ensureJobs(ctx, tx, endpoints)
+	})
+	if err != nil {
+		return "", fmt.Errorf("queue %s: %w", webhook.TypeChanged, err)
+	}
+	return id, nil
+}
+
+// ensureJobs inserts the delivery job of each endpoint; River skips those that have one.
+func (q *Queue) ensureJobs(ctx context.Context, tx pgx.Tx, endpoints []int64) error {
+	if len(endpoints) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(endpoints))
+	for i, e := range endpoints {
+		params[i] = river.InsertManyParams{Args: deliverArgs{Endpoint: e}}
+	}
+	_, err := q.client.InsertManyTx(ctx, tx, params)
+	return err
+}
+
+// feeds are the feeds' URLs at position after: edge.public_url and edge.base_path, or the
+// path alone when edge.public_url is not set.
+func (q *Queue) feeds(after int64) webhook.Feeds {
+	base := q.opts.Edge.PublicURL + q.opts.Edge.BasePath + "/public/feeds/"
+	query := "?afterChangeNumber=" + url.QueryEscape(strconv.FormatInt(after, 10))
+	return webhook.Feeds{Courses: base + "courses" + query, Classes: base + "classes" + query}
+}

@@ -1,0 +1,238 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/trainingco/catalogue/builder/webhook"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// lockClass is the first key of the per-endpoint advisory locks ("wh" in ASCII); the
+// endpoint's id is the second.
+const lockClass = 0x7768
+
+// worker delivers one endpoint's messages in order.
+type worker struct {
+	river.WorkerDefaults[deliverArgs]
+	q      *Queue
+	sender *webhook.Sender
+}
+
+// delivery is one message to send to one endpoint (webhook_head.sql).
+type delivery struct {
+	id              int64
+	messageID, body string
+	snapshot        *string
+	noticed         *time.Time
+	created         time.Time
+	attempts        int
+	firstAttempt    *time.Time
+	nextAttempt     time.Time
+}
+
+// Work sends the endpoint's messages, oldest first, until none is left, a failure makes
+// the next wait, or its time is up (then it runs again at once).
+func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
+	id := job.Args.Endpoint
+	conn, err := w.q.opts.Pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", lockClass, int32(id)).Scan(&locked); err != nil {
+		return err
+	}
+	if !locked { // a job rescued from a builder that is slow, not dead: it goes on delivering
+		return river.JobSnooze(time.Second)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1, $2)", lockClass, int32(id)); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // the session goes, and its lock with it
+		}
+	}()
+	until := time.Now().Add(w.q.opts.Config.StuckAfter - w.q.opts.Config.Timeout - time.Second)
+	for {
+		next, err := w.step(ctx, conn, job, until)
+		if err != nil || !next {
+			return err
+		}
+	}
+}
+
+// step makes the endpoint's next delivery on conn, the connection holding its lock (one
+// connection per delivery in flight); it says whether to go on.
+func (w *worker) step(ctx context.Context, conn *pgxpool.Conn, job *river.Job[deliverArgs], until time.Time) (bool, error) {
+	id := job.Args.Endpoint
+	ep, err := webhook.Load(ctx, conn, id)
+	if errors.Is(err, webhook.ErrNotFound) || (err == nil && ep.Disabled) {
+		return false, nil // removed, or disabled with its deliveries given up
+	}
+	if err != nil {
+		return false, err
+	}
+	d, ok, err := w.head(ctx, conn, id)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		done, err := w.finish(ctx, conn, job)
+		return !done, err
+	}
+	if wait := time.Until(d.nextAttempt); wait > 0 {
+		return false, river.JobSnooze(wait)
+	}
+	if time.Now().After(until) {
+		return false, river.JobSnooze(0)
+	}
+	if d.snapshot != nil && w.q.opts.Served != nil {
+		if served := w.waitServed(ctx, *d.snapshot, d.created, until); !served {
+			return false, river.JobSnooze(0) // its time is up: waits on in its next run
+		}
+	}
+	res := w.sender.Send(ctx, ep.URL, ep.Secrets, webhook.Message{ID: d.messageID, Body: []byte(d.body)})
+	if res.Err == nil {
+		return true, w.delivered(ctx, conn, id, d)
+	}
+	return w.failed(ctx, conn, id, d, res.Err)
+}
+
+// head reads the endpoint's oldest delivery not yet made.
+func (w *worker) head(ctx context.Context, conn *pgxpool.Conn, id int64) (delivery, bool, error) {
+	var d delivery
+	err := conn.QueryRow(ctx, webhook.SQL(templates.WebhookHead), id).Scan(&d.id, &d.messageID, &d.body,
+		&d.snapshot, &d.noticed, &d.created, &d.attempts, &d.firstAttempt, &d.nextAttempt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, false, nil
+	}
+	return d, err == nil, err
+}
+
+// finish completes the job if the endpoint has nothing left to deliver, in a transaction
+// holding the endpoint's row (webhook_head_lock.sql), so that a message queued meanwhile
+// is either seen here or queues a new job. It says whether the job is done.
+func (w *worker) finish(ctx context.Context, conn *pgxpool.Conn, job *river.Job[deliverArgs]) (bool, error) {
+	done := false
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		var pending bool
+		err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookHeadLock), job.Args.Endpoint).Scan(&pending)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if pending {
+			return nil
+		}
+		done = true
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
+	return done, err
+}
+
+// waitServed waits until the edges serve snapshot, at most webhooks.edge_wait after the
+// message was queued (then it is sent anyway, with a warning) and at most until.
+func (w *worker) waitServed(ctx context.Context, snapshot string, queued, until time.Time) bool {
+	giveUp := queued.Add(w.q.opts.Config.EdgeWait)
+	for {
+		ok, err := w.q.opts.Served.Serves(ctx, snapshot, queued)
+		if ok {
+			return true
+		}
+		now := time.Now()
+		if now.After(giveUp) {
+			w.q.opts.Metrics.edgeWaitTimeouts.Inc()
+			w.q.opts.Logger.Warn("the edges do not serve the snapshot a webhook announces within webhooks.edge_wait; sending it anyway",
+				"snapshot", snapshot, "error", errString(err))
+			return true
+		}
+		if now.After(until) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// delivered records a success.
+func (w *worker) delivered(ctx context.Context, conn *pgxpool.Conn, endpoint int64, d delivery) error {
+	if _, err := conn.Exec(ctx, webhook.SQL(templates.WebhookDelivered), d.id, endpoint); err != nil {
+		return fmt.Errorf("record a webhook delivery: %w", err)
+	}
+	w.q.opts.Metrics.delivered(d)
+	return nil
+}
+
+// failed records a failure and decides what follows: a retry after the backoff, giving
+// the message up once it has been retried for webhooks.retry_for (then the next one is
+// tried), or disabling the endpoint once it has failed for webhooks.disable_after.
+func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64, d delivery, why error) (bool, error) {
+	cfg := w.q.opts.Config
+	now := time.Now()
+	first := now
+	if d.firstAttempt != nil {
+		first = *d.firstAttempt
+	}
+	wait := Backoff(cfg.RetryBase, cfg.RetryMax, d.attempts+1)
+	giveUp := now.Add(wait).Sub(first) > cfg.RetryFor
+	reason := truncate(why.Error(), 300)
+	var failingSince time.Time
+	err := conn.QueryRow(ctx, webhook.SQL(templates.WebhookFailed), d.id, endpoint, reason, now.Add(wait), giveUp).Scan(&failingSince)
+	if err != nil {
+		return false, fmt.Errorf("record a webhook failure: %w", err)
+	}
+	w.q.opts.Metrics.failed(giveUp)
+	log := w.q.opts.Logger.With("endpoint", endpoint, "webhook_id", d.messageID, "attempt", d.attempts+1, "reason", reason)
+	if now.Sub(failingSince) >= cfg.DisableAfter {
+		why := "failing since " + failingSince.UTC().Format(time.RFC3339)
+		if _, err := conn.Exec(ctx, webhook.SQL(templates.WebhookDisable), endpoint, why); err != nil {
+			return false, fmt.Errorf("disable a webhook endpoint: %w", err)
+		}
+		w.q.opts.Metrics.disabled.Inc()
+		log.Warn("webhook endpoint disabled: its deliveries have failed for webhooks.disable_after", "failing_since", failingSince)
+		return false, nil
+	}
+	if giveUp {
+		log.Warn("webhook delivery given up after webhooks.retry_for")
+		return true, nil
+	}
+	log.Info("webhook delivery failed; retrying", "retry_in_seconds", wait.Seconds())
+	return false, river.JobSnooze(wait)
+}
+
+// Backoff is the wait after a delivery's attempt-th failure: base doubled attempt-1
+// times, at most limit, less up to a fifth at random (jitter), so that endpoints failing
+// together are not retried together.
+func Backoff(base, limit time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < limit; i++ {
+		d *= 2
+	}
+	d = min(d, limit)
+	return d - time.Duration(rand.Int64N(int64(d)/5+1))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
