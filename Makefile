@@ -22,9 +22,9 @@ STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
 TEST_FLAGS ?= -race -count=1 -timeout 14m
 SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
-.PHONY: test fmt tidy vet staticcheck compile openapi units test-go build image demo bench soak soak-cluster services services-stop clean
+.PHONY: test fmt tidy vet staticcheck compile openapi units engine test-go build image demo bench soak soak-cluster services services-stop clean
 
-test: fmt tidy vet staticcheck compile openapi units test-go
+test: fmt tidy vet staticcheck compile openapi units engine test-go
 
 # fmt fails, listing them, when files are not gofmt-formatted.
 fmt:
@@ -63,6 +63,12 @@ openapi:
 # warning failing; systemd's tools are installed (apt) on first use.
 units:
 	scripts/systemd-verify.sh
+
+# Docker's engine for the container test (cmd/catalogue's TestContainer): Debian's docker.io
+# installed and dockerd started when missing (as root), or a message saying what is missing.
+# Done before the tests so that its apt-get does not race theirs (Chromium's).
+engine:
+	scripts/image/docker.sh
 
 # The tests run against a PostgreSQL and a MinIO of their own, started and stopped by
 # scripts/test.sh; a service that does not start fails the target.
