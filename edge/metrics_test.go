@@ -19,6 +19,7 @@ import (
 // TestMetrics: after a few requests /metrics exposes every collector with the route
 // pattern (never the raw path) and status as labels.
 func TestMetrics(t *testing.T) {
+	testStart := time.Now()
 	env := newAuthEnv(t, func(c *config.Config) { c.Edge.RateLimit = 3 })
 	for _, r := range []req{
 		{target: course1, auth: env.bearer()},                     // 200
@@ -62,6 +63,7 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_search_index_searches_total{result="absent"}`:           0,
 		`catalogue_edge_snapshot_info{snapshot="snap-auth"}`:                    1,
 		`catalogue_edge_snapshot_refused_total{}`:                               0,
+		`catalogue_edge_store_errors_total{}`:                                   0,
 		`catalogue_edge_snapshot_built_timestamp_seconds{}`:                     1803902400, // 2027-03-01T12:00:00Z
 		// The snapshot was loaded from the store, through its pointer.
 		`catalogue_edge_pointer_to_served_seconds_count{}`: 1,
@@ -70,7 +72,14 @@ func TestMetrics(t *testing.T) {
 		`catalogue_edge_token_set_age_seconds{}`:           0,          // loaded at the clock's time
 	}
 	fams := scrape(t, env)
-	if diff := cmp.Diff(want, flatten(fams, "catalogue_edge_")); diff != "" {
+	got := flatten(fams, "catalogue_edge_")
+	// The store's last answer is the wall clock's, not the test's: in the test's lifetime.
+	const answered = `catalogue_edge_store_last_success_timestamp_seconds{}`
+	if at := got[answered]; at < float64(testStart.Unix()) || at > float64(time.Now().Unix()+1) {
+		t.Errorf("%s = %v, want the time of the store's last answer, during this test", answered, at)
+	}
+	delete(got, answered)
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("GET /metrics mismatch (-want +got):\n%s", diff)
 	}
 	for _, name := range []string{"go_goroutines", "process_start_time_seconds"} {
@@ -82,7 +91,7 @@ func TestMetrics(t *testing.T) {
 	// A new snapshot replaces the old one's series rather than adding to them.
 	// Its pointer's time gives the pointer-to-served lag: one more observation.
 	env.s.metrics.SnapshotLoaded("snap-b", time.Date(2027, 3, 2, 0, 0, 0, 0, time.UTC), time.Date(2027, 3, 2, 0, 0, 1, 0, time.UTC))
-	got := flatten(scrape(t, env), "catalogue_edge_snapshot_")
+	got = flatten(scrape(t, env), "catalogue_edge_snapshot_")
 	for k, v := range flatten(scrape(t, env), "catalogue_edge_pointer_to_served_seconds") {
 		got[k] = v
 	}
