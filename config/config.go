@@ -33,6 +33,13 @@ type Config struct {
 	Edge      Edge      `mapstructure:"edge"`
 	Feeds     Feeds     `mapstructure:"feeds"`
 	Webhooks  Webhooks  `mapstructure:"webhooks"`
+	Log       Log       `mapstructure:"log"`
+}
+
+// Log configures what the commands log (JSON lines on stderr).
+type Log struct {
+	// Requests makes the edge log one line per request; false leaves only the rest.
+	Requests bool `mapstructure:"requests"`
 }
 
 // Database is the provider's primary PostgreSQL, used by migrate, seed and token.
@@ -212,6 +219,7 @@ func Default() Config {
 			Timeout: MaxWebhookTimeout, RetryBase: 5 * time.Second, RetryMax: time.Hour, RetryFor: 24 * time.Hour,
 			DisableAfter: 5 * 24 * time.Hour, EdgeWait: 30 * time.Second, StuckAfter: time.Minute, Workers: 20,
 		},
+		Log: Log{Requests: true},
 	}
 }
 
@@ -275,6 +283,7 @@ func defaults() map[string]any {
 		"webhooks.edge_wait":     d.Webhooks.EdgeWait,
 		"webhooks.stuck_after":   d.Webhooks.StuckAfter,
 		"webhooks.workers":       d.Webhooks.Workers,
+		"log.requests":           d.Log.Requests,
 	}
 }
 
@@ -295,7 +304,7 @@ func Keys() []string {
 		"edge.public_url", "feeds.retention", "feeds.license",
 		"webhooks.allow_http", "webhooks.allow_private", "webhooks.timeout", "webhooks.retry_base",
 		"webhooks.retry_max", "webhooks.retry_for", "webhooks.disable_after", "webhooks.edge_wait",
-		"webhooks.stuck_after", "webhooks.workers",
+		"webhooks.stuck_after", "webhooks.workers", "log.requests",
 	}
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,7 @@ func TestLoadDefaults(t *testing.T) {
 		Webhooks: Webhooks{Timeout: 10 * time.Second, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			RetryFor: 24 * time.Hour, DisableAfter: 120 * time.Hour, EdgeWait: 30 * time.Second,
 			StuckAfter: time.Minute, Workers: 20},
+		Log: Log{Requests: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load defaults mismatch (-want +got):\n%s", diff)
@@ -186,8 +188,8 @@ func TestLoadRefusesAMissingOrBrokenFile(t *testing.T) {
 	}
 }
 
-// The example file documents every key with its default; loading it must give the defaults
-// (but for database.url, which has none and is shown with an example value).
+// The example file documents every key with its default; loading it must give the defaults,
+// database.url's (none) included.
 func TestExampleFileDocumentsEveryKey(t *testing.T) {
 	body, err := os.ReadFile("catalogue.example.yaml")
 	if err != nil {
@@ -203,7 +205,6 @@ func TestExampleFileDocumentsEveryKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Database.URL = ""
 	if diff := cmp.Diff(Default(), got); diff != "" {
 		t.Errorf("example file values differ from the defaults (-want +got):\n%s", diff)
 	}
@@ -300,5 +301,23 @@ func TestMetricsListenPortZero(t *testing.T) {
 	t.Setenv("CATALOGUE_EDGE_METRICS_LISTEN", "127.0.0.1:0")
 	if _, err := Load("", nil); err != nil {
 		t.Errorf("Load: %v, want no error", err)
+	}
+}
+
+// TestLogValue: the configuration is logged one field per key as the file names it, secrets
+// redacted, durations as Go durations, not nanoseconds.
+func TestLogValue(t *testing.T) {
+	c := Default()
+	c.Database.URL = "postgres://u:hunter2@h/db"
+	var b strings.Builder
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("configuration", "config", c)
+	for _, want := range []string{`"edge.token_refresh":"10s"`, `"builder.collect_grace":"1h0m0s"`, `"edge.rate_limit":60`,
+		`"database.url":"postgres://u:xxxxx@h/db"`, `"log.requests":true`, `"edge.cors_origins":null`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("logged configuration lacks %s:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "hunter2") || strings.Contains(b.String(), "10000000000") {
+		t.Errorf("logged configuration shows a secret or a duration in nanoseconds:\n%s", b.String())
 	}
 }

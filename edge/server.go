@@ -113,7 +113,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, now: opts.Now, loc: loc,
 		metrics:            telemetry.NewMetrics(opts.Registry),
 		ids:                telemetry.NewRequestIDs(),
-		reqLog:             telemetry.NewRequestLog(opts.Logger, opts.RequestLog),
+		reqLog:             requestLog(opts),
 		cacheControl:       header("private, max-age=" + strconv.Itoa(int(cfg.CacheMaxAge/time.Second))),
 		searchCacheControl: header("private, max-age=" + strconv.Itoa(int(cfg.SearchCache/time.Second))),
 		retryAfter:         header(strconv.Itoa(max(1, int(cfg.PollInterval/time.Second)))),
@@ -138,6 +138,14 @@ func New(opts Options) (*Server, error) {
 		Registry: opts.Registry, Logger: opts.Logger, Observe: s.metrics.ObserveSearch})
 	s.echo = s.newEcho()
 	return s, nil
+}
+
+// requestLog is where the line of each request goes: nowhere when log.requests is off.
+func requestLog(opts Options) *telemetry.RequestLog {
+	if !opts.Config.Log.Requests {
+		return nil
+	}
+	return telemetry.NewRequestLog(opts.Logger, opts.RequestLog)
 }
 
 // docsOptions are the options of the server's snapshot holder: swaps are recorded in the

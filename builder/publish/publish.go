@@ -51,7 +51,7 @@ var ErrShrink = errors.New("catalogue shrank too much")
 // usable; Keep below 1 counts as 1.
 type Publisher struct {
 	Store store.Store
-	// Keep is how many snapshots are kept, newest first; the current one is always kept too.
+	// Keep is how many snapshots are kept in all, newest first, the current one included.
 	Keep int
 	// MaxShrink is the largest fraction (0..1) by which the course or class count may fall
 	// against the current snapshot before Publish refuses without force. 0 refuses any fall.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/trainingco/catalogue/builder"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/cmd/internal/logging"
 	"github.com/trainingco/catalogue/cmd/internal/metricsserve"
 )
 
@@ -36,9 +36,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	opts := builder.RunOptions{
 		Force:   *force,
-		Logger:  slog.New(slog.NewTextHandler(e.stderr, nil)),
+		Logger:  logging.New(e.stderr),
 		Waiting: func() { fmt.Fprintln(e.stderr, "waiting for another builder…") },
 	}
+	opts.Logger.Info("configuration", "config", cfg) // one field per key, secrets redacted (config.LogValue)
 	var bar *progressBar
 	if isTerminal(e.stderr) {
 		bar = newProgressBar(e.stderr)
@@ -73,7 +74,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return helpIsNoError(err)
 	}
-	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	log := logging.New(e.stderr)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	opts := builder.ServeOptions{Logger: log, Metrics: builder.NewMetrics(reg)}

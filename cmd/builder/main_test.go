@@ -74,7 +74,16 @@ func TestCommandsEndToEnd(t *testing.T) {
 			}
 			testTokenLimits(t, c)
 
-			first := summary.FindStringSubmatch(mustRunCmd(t, append([]string{"run"}, c...)...))
+			runOut, runLog, err := runCmd(t, append([]string{"run"}, c...)...)
+			if err != nil {
+				t.Fatalf("builder run: %v\n%s", err, runLog)
+			}
+			// One configuration line, JSON on stderr, one field per key, durations as Go's.
+			if strings.Count(runLog, `"msg":"configuration"`) != 1 || !strings.Contains(runLog, `"builder.collect_grace":"1h0m0s"`) ||
+				!strings.Contains(runLog, `"builder.keep":3`) {
+				t.Errorf("builder run's log lacks its one configuration line with builder.keep 3 and durations as 1h0m0s:\n%s", runLog)
+			}
+			first := summary.FindStringSubmatch(runOut)
 			second := summary.FindStringSubmatch(mustRunCmd(t, append([]string{"run"}, c...)...))
 			if first == nil || second == nil {
 				t.Fatalf("run summaries = %q, %q; want the summary line shape", first, second)

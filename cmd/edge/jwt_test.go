@@ -47,7 +47,7 @@ func TestRunAcceptsConfiguredJWTs(t *testing.T) {
 	if err != nil {
 		t.Errorf("run after cancel = %v", err)
 	}
-	if strings.Contains(log, secret) || !strings.Contains(log, `"JWKSURL":"`+jwks.URL+`"`) {
+	if strings.Contains(log, secret) || !strings.Contains(log, `"edge.jwt.jwks_url":"`+jwks.URL+`"`) {
 		t.Errorf("the logged configuration should show edge.jwt.jwks_url and hide the secret:\n%s", log)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/cmd/internal/logging"
 	"github.com/trainingco/catalogue/cmd/internal/metricsserve"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
@@ -60,8 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	out := newLogWriter(stderr, batchSize, batchDelay)
 	defer func() { _ = out.Flush() }() // the request lines of the last batch
-	log := slog.New(slog.NewJSONHandler(out, nil))
-	log.Info("configuration", "config", cfg.Redacted())
+	log := logging.New(out)
+	log.Info("configuration", "config", cfg) // one field per key, secrets redacted (config.LogValue)
 
 	tpl, err := templates.Load(cfg.Templates.Dir)
 	if err != nil {

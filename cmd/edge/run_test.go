@@ -239,6 +239,11 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the edge still answers after shutdown")
 	}
+	// The configuration once, one field per key, durations as Go durations ("10s").
+	if strings.Count(log, `"msg":"configuration"`) != 1 || !strings.Contains(log, `"edge.token_refresh":"10s"`) ||
+		strings.Contains(log, `10000000000`) {
+		t.Errorf("log lacks one configuration line with edge.token_refresh \"10s\":\n%s", log)
+	}
 	for _, want := range []string{`"msg":"configuration"`, `"msg":"listening","addr":"` + addr + `"`,
 		`"msg":"request","method":"GET","route":"/healthz","path":"/healthz","status":200,`,
 		`"msg":"request","method":"GET","route":"/api/v2/public/course/:id","path":"/api/v2/public/course/1","status":200,`,
@@ -255,7 +260,7 @@ func TestRunWithDatabaseDown(t *testing.T) {
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
 	// Port 9 (discard) on loopback: nothing listens, so every connection is refused.
-	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody:secret@127.0.0.1:9/nothing?sslmode=disable")
+	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody:pw-hunter2@127.0.0.1:9/nothing?sslmode=disable")
 	t.Setenv("CATALOGUE_STORE_URL", "file://"+storeDir)
 	addr, stop := started(t, "--listen", "127.0.0.1:0")
 	// Not ready: without the token set every authenticated request would be refused (D26).
@@ -272,7 +277,7 @@ func TestRunWithDatabaseDown(t *testing.T) {
 	if err != nil {
 		t.Errorf("run after cancel = %v, want nil", err)
 	}
-	if strings.Contains(log, "secret") {
+	if strings.Contains(log, "hunter2") {
 		t.Errorf("log shows the database password:\n%s", log)
 	}
 	if !strings.Contains(log, "nobody:xxxxx@127.0.0.1:9") {
@@ -356,5 +361,26 @@ func TestRunListensBeforeLoading(t *testing.T) {
 	if held.Load() == 0 || abandoned.Load() > 0 {
 		t.Errorf("the first load is not waiting on the store while the probes are answered (held %d, abandoned %d)",
 			held.Load(), abandoned.Load())
+	}
+}
+
+// TestRunWithoutRequestLines: log.requests false leaves out the line of each request, and
+// only it.
+func TestRunWithoutRequestLines(t *testing.T) {
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody@127.0.0.1:9/nothing?sslmode=disable")
+	t.Setenv("CATALOGUE_STORE_URL", "file://"+storeDir)
+	t.Setenv("CATALOGUE_LOG_REQUESTS", "false")
+	addr, stop := started(t, "--listen", "127.0.0.1:0")
+	if status, _ := get(t, "http://"+addr+"/healthz", ""); status != 200 {
+		t.Fatalf("GET /healthz: %d", status)
+	}
+	log, err := stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log, `"msg":"request"`) || !strings.Contains(log, `"msg":"stopped"`) {
+		t.Errorf("log with log.requests false holds request lines, or lacks the others:\n%s", log)
 	}
 }

@@ -58,8 +58,11 @@ func NewRequestLog(log *slog.Logger, w io.Writer) *RequestLog {
 	return &RequestLog{log: log, w: w}
 }
 
-// Write logs l, a request that ended at end.
+// Write logs l, a request that ended at end; a nil RequestLog logs nothing.
 func (r *RequestLog) Write(ctx context.Context, end time.Time, l *RequestLine) {
+	if r == nil {
+		return // log.requests is off
+	}
 	if r.w == nil {
 		a := l.attrs()
 		r.log.LogAttrs(ctx, slog.LevelInfo, "request", a[:]...)
