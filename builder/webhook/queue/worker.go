@@ -60,7 +60,9 @@ func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
 			conn.Conn().Close(context.WithoutCancel(ctx)) // the session goes, and its lock with it
 		}
 	}()
-	until := time.Now().Add(w.q.opts.Config.StuckAfter - w.q.opts.Config.Timeout - time.Second)
+	// A run ends well before webhooks.stuck_after, when River would take it as abandoned:
+	// its last delivery starts at the latest half-way between, and takes at most the timeout.
+	until := time.Now().Add((w.q.opts.Config.StuckAfter - w.q.opts.Config.Timeout) / 2)
 	for {
 		next, err := w.step(ctx, conn, job, until)
 		if err != nil || !next {
