@@ -63,6 +63,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer func() { _ = out.Flush() }() // the request lines of the last batch
 	log := logging.New(out)
 	log.Info("configuration", "config", cfg) // one field per key, secrets redacted (config.LogValue)
+	if cfg.Edge.CacheDir == "" {
+		// Off by default: the bare binary knows no folder it may write (the units and the
+		// image set one). Said at start, not found out during the next store outage.
+		log.Warn("edge.cache_dir is not set: if this edge starts while the store is unreachable, it answers 503 until the store is back; set it to a folder of this edge's own")
+	}
 
 	tpl, err := templates.Load(cfg.Templates.Dir)
 	if err != nil {

@@ -384,3 +384,24 @@ func TestRunWithoutRequestLines(t *testing.T) {
 		t.Errorf("log with log.requests false holds request lines, or lacks the others:\n%s", log)
 	}
 }
+
+// TestRunWarnsWithoutCacheDir: an edge without edge.cache_dir says at start that it cannot
+// serve during a store outage it starts in; with one, it does not.
+func TestRunWarnsWithoutCacheDir(t *testing.T) {
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	t.Setenv("CATALOGUE_DATABASE_URL", "postgres://nobody@127.0.0.1:9/nothing?sslmode=disable")
+	t.Setenv("CATALOGUE_STORE_URL", "file://"+storeDir)
+	const warning = `"level":"WARN","msg":"edge.cache_dir is not set: if this edge starts while the store is unreachable, it answers 503 until the store is back`
+	for _, dir := range []string{"", t.TempDir()} {
+		t.Setenv("CATALOGUE_EDGE_CACHE_DIR", dir)
+		_, stop := started(t, "--listen", "127.0.0.1:0")
+		log, err := stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(log, warning); got != (dir == "") {
+			t.Errorf("edge.cache_dir %q: warning logged %v, want %v:\n%s", dir, got, dir == "", log)
+		}
+	}
+}
