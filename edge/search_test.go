@@ -85,6 +85,9 @@ func testSearch(t *testing.T, env *searchEnv) {
 		{classes + "?start=&end=&date=", okSearch(all)},
 		{classes + "?start=02-30-2027", errSearch(500, msgStart)},
 		{classes + "?date=tomorrow", errSearch(500, msgDate)},
+		{classes + "?start=%2001-31-2027", errSearch(500, msgStart)}, // only search is trimmed (D11)
+		{classes + "?date=1-5-2027%20", errSearch(500, msgDate)},
+		{classes + "?start=+", errSearch(500, msgStart)},
 		{classes + "?end=2027-04-01", errSearch(500, msgEnd)},
 		{classes + "?start=13-01-2027&limit=abc", errSearch(500, msgStart)},
 

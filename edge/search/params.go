@@ -74,12 +74,12 @@ func ParseParams(q url.Values) (Params, error) {
 }
 
 // parseFilterDate parses a start, end or date filter (D7, D8). Month and day may omit their
-// leading zero; the year has four digits; the date must exist on the calendar. Surrounding
-// white space is trimmed. An empty value and the literal "invalid date" (any case, as
-// JavaScript date libraries print it) give the zero time: no filter. Anything else is
-// ErrBadDate, whose message names the parameter and the expected format.
+// leading zero; the year has four digits; the date must exist on the calendar. White space
+// around it is not trimmed, as only search's is (D11): " 01-31-2027" is no date. An empty
+// value and the literal "invalid date" (any case, as JavaScript date libraries print it)
+// give the zero time: no filter. Anything else is ErrBadDate, whose message names the
+// parameter and the expected format.
 func parseFilterDate(name, v string) (time.Time, error) {
-	v = strings.TrimSpace(v)
 	if v == "" || strings.EqualFold(v, "invalid date") {
 		return time.Time{}, nil
 	}

@@ -22,18 +22,22 @@ func TestParseFilterDate(t *testing.T) {
 		wantErr bool
 	}{
 		{"", time.Time{}, false},
-		{"   ", time.Time{}, false},
+		// Only search is trimmed (D11): white space around a date makes it no date (D7, D8).
+		{"   ", time.Time{}, true},
+		{" 01-31-2027", time.Time{}, true},
+		{"01-31-2027 ", time.Time{}, true},
+		{"\t1-5-2027\n", time.Time{}, true},
+		{"\u00a01-5-2027", time.Time{}, true},
 		{"invalid date", time.Time{}, false},
 		{"Invalid date", time.Time{}, false},
 		{"Invalid Date", time.Time{}, false},
 		{"INVALID DATE", time.Time{}, false},
-		{" invalid date ", time.Time{}, false},
+		{" invalid date ", time.Time{}, true},
 		{"01-05-2027", date(2027, 1, 5), false},
 		{"1-5-2027", date(2027, 1, 5), false},
 		{"01-5-2027", date(2027, 1, 5), false},
 		{"1-05-2027", date(2027, 1, 5), false},
 		{"12-31-2026", date(2026, 12, 31), false},
-		{" 12-31-2026 ", date(2026, 12, 31), false},
 		{"02-29-2028", date(2028, 2, 29), false}, // leap year
 		{"02-29-2027", time.Time{}, true},        // not a leap year
 		{"02-30-2027", time.Time{}, true},
@@ -263,6 +267,9 @@ func FuzzParseFilterDate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := parseFilterDate("date", s)
+		if s != strings.TrimSpace(s) && err == nil {
+			t.Fatalf("parseFilterDate(%q) = %v, nil: want ErrBadDate for white space around the value", s, d)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrBadDate) || !strings.Contains(err.Error(), "date") ||
 				!strings.Contains(err.Error(), "MM-DD-YYYY") {

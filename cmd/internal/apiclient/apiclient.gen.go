@@ -165,7 +165,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// FilterDate A date filter: `MM-DD-YYYY`, month and day with or without a leading zero; or empty or `invalid date` (any case) for no filter.
+// FilterDate A date filter: `MM-DD-YYYY`, month and day with or without a leading zero, nothing around it; or empty or `invalid date` (any case) for no filter.
 //
 // Examples: 01-31-2027, 1-5-2027, invalid date
 type FilterDate = string
@@ -339,12 +339,12 @@ type ClassIdPath = int64
 // CourseIdPath defines model for CourseIdPath.
 type CourseIdPath = int64
 
-// DateQuery A date filter: `MM-DD-YYYY`, month and day with or without a leading zero; or empty or `invalid date` (any case) for no filter.
+// DateQuery A date filter: `MM-DD-YYYY`, month and day with or without a leading zero, nothing around it; or empty or `invalid date` (any case) for no filter.
 //
 // Examples: 01-31-2027, 1-5-2027, invalid date
 type DateQuery = FilterDate
 
-// EndQuery A date filter: `MM-DD-YYYY`, month and day with or without a leading zero; or empty or `invalid date` (any case) for no filter.
+// EndQuery A date filter: `MM-DD-YYYY`, month and day with or without a leading zero, nothing around it; or empty or `invalid date` (any case) for no filter.
 //
 // Examples: 01-31-2027, 1-5-2027, invalid date
 type EndQuery = FilterDate
@@ -358,7 +358,7 @@ type PageQuery = int
 // SearchQuery defines model for SearchQuery.
 type SearchQuery = string
 
-// StartQuery A date filter: `MM-DD-YYYY`, month and day with or without a leading zero; or empty or `invalid date` (any case) for no filter.
+// StartQuery A date filter: `MM-DD-YYYY`, month and day with or without a leading zero, nothing around it; or empty or `invalid date` (any case) for no filter.
 //
 // Examples: 01-31-2027, 1-5-2027, invalid date
 type StartQuery = FilterDate
@@ -401,7 +401,7 @@ type SearchClassesParams struct {
 	// Search Case-insensitive substring of the course name. `%`, `_` and `\` are literal characters. Surrounding white space is trimmed; empty means no filter.
 	Search *SearchQuery `form:"search,omitempty" json:"search,omitempty"`
 
-	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500.
+	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500, white space around a date included (` 01-31-2027`: only `search` is trimmed).
 	Start *StartQuery `form:"start,omitempty" json:"start,omitempty"`
 
 	// End Only classes starting on or before this date; format and leniency as `start`.
@@ -422,7 +422,7 @@ type SearchCourseClassesParams struct {
 	// Search Case-insensitive substring of the course name. `%`, `_` and `\` are literal characters. Surrounding white space is trimmed; empty means no filter.
 	Search *SearchQuery `form:"search,omitempty" json:"search,omitempty"`
 
-	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500.
+	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500, white space around a date included (` 01-31-2027`: only `search` is trimmed).
 	Start *StartQuery `form:"start,omitempty" json:"start,omitempty"`
 
 	// End Only classes starting on or before this date; format and leniency as `start`.
