@@ -17,7 +17,10 @@
 #      a full and a change build read, the builder's CPU for one change, the time from
 #      COMMIT to the edge serving it over a mix of changes, and a burst of registrations
 #      (scripts/bench/freshness);
-#   6. the class read with a signed-in student's JWT (D32): one query per request.
+#   6. the class read with a signed-in student's JWT (D32): one query per request;
+#   7. webhooks: builder serve and an edge sharing Redis, endpoints on loopback
+#      (scripts/bench/webhooks): COMMIT to delivery at one endpoint, and bursts of changes
+#      to 100 endpoints, one of them slow.
 # Static and search comparisons run BENCH_ROUNDS times side by side; the table reports
 # medians, and ratios computed within each round. It prints one markdown table and writes it
 # to a file whose path it prints.
@@ -78,7 +81,7 @@ main() {
 	for k in mode courses classes registrations duration warmup conns; do fact "$k" "${!k}"; done
 	log "building the binaries into $bin"
 	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix \
-		./scripts/bench/freshness ./scripts/bench/jwtmix
+		./scripts/bench/freshness ./scripts/bench/jwtmix ./scripts/bench/webhooks
 
 	start_postgres
 	seed
@@ -103,6 +106,7 @@ main() {
 	done
 	swap_runs
 	freshness
+	webhooks
 	fact rss_end_kb "$(proc_kb "$edge_pid" VmRSS)"
 	fact hwm_kb "$(proc_kb "$edge_pid" VmHWM)"
 	scripts/bench/report.sh "$work" >"$results"
@@ -524,7 +528,8 @@ freshness() {
 	log "freshness: starting builder serve (core 0)"
 	before=$(rows_read)
 	CATALOGUE_BUILDER_METRICS_LISTEN=127.0.0.1:$metrics_port taskset -c 0 "$bin/builder" serve >"$work/serve.log" 2>&1 &
-	pids+=("$!")
+	serve_pid=$!
+	pids+=("$serve_pid")
 	wait_published 1 900 || { tail -n 20 "$work/serve.log" >&2; die "builder serve published nothing"; }
 	sleep 1.5 # the statistics of the build's sessions reach the collector when they end
 	after=$(rows_read)
@@ -547,7 +552,8 @@ freshness() {
 	log "freshness: starting an edge with the default edge.poll_interval on $fresh_url (core 0)"
 	CATALOGUE_EDGE_LISTEN=127.0.0.1:$port CATALOGUE_EDGE_RATE_LIMIT=1000000000 \
 		taskset -c 0 "$bin/edge" >"$work/edge-fresh.log" 2>&1 &
-	pids+=("$!")
+	fresh_edge_pid=$!
+	pids+=("$fresh_edge_pid")
 	wait_http "$fresh_url/readyz" 600 || { tail -n 20 "$work/edge-fresh.log" >&2; die "the freshness edge did not become ready"; }
 	fact fresh_poll "$(jq -r 'select(.msg == "configuration") | .config.Edge.PollInterval' "$work/edge-fresh.log" | head -n 1)"
 	local mix_rounds=5 burst=1000 burst_seconds=10s
@@ -557,6 +563,32 @@ freshness() {
 		-burst "$burst" -burst-seconds "$burst_seconds" -builder-metrics "http://127.0.0.1:$metrics_port/metrics" \
 		>"$work/freshness.out" 2>"$work/freshness.log" || { tail -n 20 "$work/freshness.log" >&2; die "the freshness driver failed"; }
 	cat "$work/freshness.out" >>"$work/facts"
+}
+
+# webhooks measures deliveries (scripts/bench/webhooks): builder serve again, now with the
+# endpoints' loopback addresses allowed and edge.redis_url, and one edge with the default
+# poll interval reporting the snapshot it serves in that Redis (D42: the deliveries wait for
+# it). The edges of the earlier parts are stopped first: the one on Redis polls hourly and
+# would hold every delivery back for webhooks.edge_wait.
+webhooks() {
+	local port
+	for p in "$serve_pid" "$fresh_edge_pid" "$redis_edge_pid"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	log "webhooks: starting builder serve and an edge sharing Redis (core 0)"
+	CATALOGUE_EDGE_REDIS_URL=$redis_url CATALOGUE_WEBHOOKS_ALLOW_HTTP=true CATALOGUE_WEBHOOKS_ALLOW_PRIVATE=true \
+		taskset -c 0 "$bin/builder" serve >"$work/serve-webhooks.log" 2>&1 &
+	pids+=("$!")
+	port=$(free_port)
+	CATALOGUE_EDGE_LISTEN=127.0.0.1:$port CATALOGUE_EDGE_RATE_LIMIT=1000000000 CATALOGUE_EDGE_REDIS_URL=$redis_url \
+		taskset -c 0 "$bin/edge" >"$work/edge-webhooks.log" 2>&1 &
+	pids+=("$!")
+	wait_http "http://127.0.0.1:$port/readyz" 600 || { tail -n 20 "$work/edge-webhooks.log" >&2; die "the webhooks edge did not become ready"; }
+	grep -q '"msg":"published snapshot"' "$work/serve-webhooks.log" || sleep 5 # its build at start
+	local args=(-one 20 -endpoints 100 -burst 50 -slow 9s)
+	[ "$mode" = quick ] && args=(-one 5 -endpoints 20 -burst 10 -slow 3s)
+	log "webhooks: ${args[*]}"
+	taskset -c 1 "$bin/webhooks" -db "$db" "${args[@]}" >"$work/webhooks.out" 2>"$work/webhooks.log" ||
+		{ tail -n 20 "$work/webhooks.log" >&2; die "the webhooks driver failed"; }
+	cat "$work/webhooks.out" >>"$work/facts"
 }
 
 # one_change KIND ROUND SQL commits SQL (which returns one id: the changed class, or the new

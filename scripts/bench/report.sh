@@ -166,6 +166,22 @@ END {
 		sprintf("median %.2f s, max %.2f s", med(acc["swap"]), maxof(acc["swap"])), "poll interval " f["poll_interval"], "",
 		"≤ poll interval + 1 s", yn(maxof(acc["swap"]) + 0 <= poll + 1))
 	freshness_rows()
+	webhook_rows()
+}
+# The webhook rows (scripts/bench.sh webhooks; the driver scripts/bench/webhooks).
+function webhook_rows(    p95, fast, slow) {
+	if (!("wh_one_p95" in f)) return
+	p95 = f["wh_one_p95"] + 0
+	row("Webhooks", "COMMIT to delivery received, one endpoint, " f["wh_one_n"] " changes one at a time (edge on Redis, the D42 wait for it included)",
+		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s", f["wh_one_p50"], p95, f["wh_one_max"]), "", "", "p95 ≤ 3 s", yn(p95 <= 3))
+	fast = f["wh_burst_p95"] + 0
+	row("Webhooks", "100 endpoints, a burst of changes: COMMIT to the first delivery naming it at each endpoint (" f["wh_burst_n"] " pairs)",
+		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s; every endpoint got every change: %s", f["wh_burst_p50"], fast, f["wh_burst_max"], f["wh_burst_complete"]),
+		"", "", "p95 ≤ 5 s, all delivered", yn(fast <= 5 && f["wh_burst_complete"] == "true"))
+	slow = f["wh_slow_p95"] + 0
+	row("Webhooks", "the same with one endpoint answering after " f["wh_slow_seconds"] " s: the others",
+		sprintf("p95 %.2f s (without it %.2f s); every endpoint got every change: %s", slow, fast, f["wh_slow_complete"]),
+		"", sprintf("%+.2f s", slow - fast), "p95 of the others unmoved (≤ 5 s)", yn(slow <= 5 && f["wh_slow_complete"] == "true"))
 }
 # The freshness rows (scripts/bench.sh freshness; the driver scripts/bench/freshness).
 function freshness_rows(    full, p95, n, c, r) {
