@@ -388,7 +388,7 @@ prepare_search() {
 	fact longtail_cases "$(wc -l <"$work/longtail/paths.txt")"
 	# The edge's edge.search_cache (its default: bench.sh sets none), from its configuration
 	# line, in nanoseconds.
-	fact search_cache_ns "$(jq -r 'select(.msg == "configuration") | .config.Edge.SearchCache' "$work/edge.log" | head -n 1)"
+	fact search_cache "$(jq -r 'select(.msg == "configuration") | .config["edge.search_cache"]' "$work/edge.log" | head -n 1)"
 	start_uncached_edge
 	# Every search of the standard mix, and every tenth of the long tail, must succeed
 	# through both edges before they are measured (failures later count in the table).
@@ -555,7 +555,7 @@ freshness() {
 	fresh_edge_pid=$!
 	pids+=("$fresh_edge_pid")
 	wait_http "$fresh_url/readyz" 600 || { tail -n 20 "$work/edge-fresh.log" >&2; die "the freshness edge did not become ready"; }
-	fact fresh_poll "$(jq -r 'select(.msg == "configuration") | .config.Edge.PollInterval' "$work/edge-fresh.log" | head -n 1)"
+	fact fresh_poll "$(jq -r 'select(.msg == "configuration") | .config["edge.poll_interval"]' "$work/edge-fresh.log" | head -n 1)"
 	local mix_rounds=5 burst=1000 burst_seconds=10s
 	[ "$mode" = quick ] && mix_rounds=2 burst=200 burst_seconds=2s
 	log "freshness: the change mix ($mix_rounds rounds of 8 changes) and a burst of $burst registrations in $burst_seconds"

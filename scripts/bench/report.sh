@@ -107,7 +107,7 @@ function longtail_rows(label,    base, rp, re, ru, rue, p99, rps, p50, ok, moon)
 	p99 = med(acc["longtail" SUBSEP "edge" SUBSEP "p99"]); rps = med(acc["longtail" SUBSEP "edge" SUBSEP "rps"])
 	ok = p99 + 0 <= 50000 && rps + 0 >= 500 && errs["longtail" SUBSEP "edge"] == 0
 	moon = p99 + 0 <= 20000 && rps + 0 >= 1000 && errs["longtail" SUBSEP "edge"] == 0
-	row("Search", label ", concurrency " f["conns"] ", the edge as configured (edge.search_cache " f["search_cache_ns"] / 1e9 " s)",
+	row("Search", label ", concurrency " f["conns"] ", the edge as configured (edge.search_cache " seconds(f["search_cache"]) " s)",
 		perf("longtail", "edge", "req/s"), base, sprintf("edge/pgbench %.2f; edge/pgbench-edge %.2f", rp, re),
 		"p99 ≤ 50 ms and ≥ 500 req/s (moonshot p99 ≤ 20 ms and ≥ 1,000 req/s)", yn(ok) (ok ? (moon ? " (moonshot yes)" : " (moonshot no)") : ""))
 	row("Search", "the same, edge.search_cache 0: every request queries", perf("longtail", "edge-uncached", "req/s"),
@@ -147,7 +147,7 @@ END {
 	static_row("class-gzip", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, gzip")
 	redis_row("class-gzip", "the same through an edge with its rate limit in Redis (edge.redis_url; Redis on core 1, with the load generator)")
 	search_row("edge", "class search mix (" f["search_cases"] " searches), concurrency " f["conns"] \
-		", the edge as configured (edge.search_cache " f["search_cache_ns"] / 1e9 " s)", 1)
+		", the edge as configured (edge.search_cache " seconds(f["search_cache"]) " s)", 1)
 	search_row("edge-uncached", "the same, edge.search_cache 0: every request queries (pages of classes all-visible: " \
 		f["search_visible_pct"] "%)", 0)
 	longtail_rows("class search long tail (" thousands(f["longtail_cases"]) " different searches)")
@@ -189,7 +189,7 @@ function freshness_rows(    full, p95, n, c, r) {
 	p95 = f["fresh_p95"] + 0
 	row("Freshness", "COMMIT to served by an edge, over a mix of " f["fresh_samples"] " changes (registration added and removed, class cost, course renamed, class hidden and shown, room renamed, new class), default settings",
 		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s", f["fresh_p50"], p95, f["fresh_max"]),
-		sprintf("edge.poll_interval %g s", f["fresh_poll"] / 1e9), "", "p95 ≤ 5 s (moonshot ≤ 1 s)", yn(p95 <= 5) (p95 <= 1 ? ", moonshot too" : ""))
+		sprintf("edge.poll_interval %g s", seconds(f["fresh_poll"])), "", "p95 ≤ 5 s (moonshot ≤ 1 s)", yn(p95 <= 5) (p95 <= 1 ? ", moonshot too" : ""))
 	full = f["fresh_rows_full"] + 0
 	for (c = 1; c <= 2; c++) {
 		r = c == 1 ? "class" : "registration"
