@@ -1,7 +1,10 @@
 package edge
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,6 +112,59 @@ func TestSearchCacheControl(t *testing.T) {
 			if got := ts.get(http.MethodGet, target, nil, "Cache-Control"); got.Status != 200 || got.Headers["Cache-Control"] != tt.want {
 				t.Errorf("GET %s (search_cache %s): %d, Cache-Control %q; want 200 with %q", target, cfg.Edge.SearchCache,
 					got.Status, got.Headers["Cache-Control"], tt.want)
+			}
+		}
+	}
+}
+
+// TestHeadOfAnError checks that HEAD of an error answers like GET without the body (RFC 9110
+// 9.3.2): the same status, Content-Type and Content-Length, through a real HTTP server, which
+// is what sets a GET's Content-Length when the handler does not.
+func TestHeadOfAnError(t *testing.T) {
+	st := openStore(t, buildertest.NewLocalStore(t))
+	publish(t, st, fixtureA())
+	ts := newTestServer(t, st, testConfig())
+	srv := httptest.NewServer(ts.Handler())
+	t.Cleanup(srv.Close)
+	send := func(method, target string, auth bool) (*http.Response, string) {
+		req, err := http.NewRequest(method, srv.URL+target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+ts.token)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	for _, tt := range []struct {
+		target string
+		auth   bool
+		status int
+	}{
+		{"/api/v2/public/class/8", true, 404},
+		{"/api/v2/public/courses", false, 401},
+		{"/api/v2/public/courses?type=Bogus", true, 400},
+		{"/api/v2/public/classes?limit=x", true, 400},
+		{"/api/v2/public/classes?date=tomorrow", true, 500},
+		{"/nope", false, 404},
+	} {
+		get, body := send(http.MethodGet, tt.target, tt.auth)
+		head, headBody := send(http.MethodHead, tt.target, tt.auth)
+		if get.StatusCode != tt.status || head.StatusCode != tt.status || headBody != "" {
+			t.Errorf("%s: GET %d, HEAD %d with %d bytes; want %d both, HEAD without a body", tt.target,
+				get.StatusCode, head.StatusCode, len(headBody), tt.status)
+			continue
+		}
+		want := map[string]string{"Content-Type": "application/json", "Content-Length": strconv.Itoa(len(body))}
+		for name, w := range want {
+			if g, h := get.Header.Get(name), head.Header.Get(name); g != w || h != w {
+				t.Errorf("%s: %s of GET %q, of HEAD %q; want %q for both", tt.target, name, g, h, w)
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package edge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -98,9 +100,23 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("request failed", "status", status, "method", c.Request().Method,
 			"path", telemetry.LoggedPath(c.Request().URL.Path), "request_id", h.Get(echo.HeaderXRequestID), "error", err)
 	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(status)
-		return
+	writeError(c, status, msg)
+}
+
+// writeError writes {"message": msg} as JSON, as Echo's c.JSON would, with its
+// Content-Length; HEAD gets the same headers without the body (RFC 9110 9.3.2).
+func writeError(c echo.Context, status int, msg string) {
+	body, err := json.Marshal(map[string]string{"message": msg})
+	if err != nil { // a map of strings always encodes; this only keeps the status right
+		body = []byte(`{"message":"Server Error"}`)
 	}
-	_ = c.JSON(status, map[string]string{"message": msg})
+	body = append(body, '\n')
+	res := c.Response()
+	h := res.Header()
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	res.WriteHeader(status)
+	if c.Request().Method != http.MethodHead {
+		_, _ = res.Write(body) // a failed write means the client has gone
+	}
 }
