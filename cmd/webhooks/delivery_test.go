@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,6 +116,12 @@ func TestDeliveredOnceEveryEdgeServes(t *testing.T) {
 	}
 	if c.Type != "catalogue.changed" || !slices.Equal(c.Data.Classes, []int64{11}) || !slices.Equal(c.Data.Courses, []int64{}) {
 		t.Errorf("the change's delivery = %s, want catalogue.changed naming class 11 and no course", rc.deliveries()[1].body)
+	}
+	rc.mu.Lock()
+	secret := rc.secret
+	rc.mu.Unlock()
+	if key := secret[len("whsec_"):]; strings.Contains(serve.Logs(), key) {
+		t.Error("builder serve logged the endpoint's secret")
 	}
 	mu.Lock()
 	costs := seen[c.Data.Snapshot]
