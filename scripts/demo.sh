@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # make demo: the whole catalogue on this machine with sample data, in one command.
-# Starts a throwaway PostgreSQL, migrates and seeds it, publishes a snapshot into the local
-# folder store (the embedded default), starts the edge on localhost, and prints a token and
-# ready curl lines. Ctrl-C stops everything it started and removes the throwaway folder.
+# Starts a throwaway PostgreSQL, migrates and seeds it, runs builder serve (which publishes
+# into the local folder store, the embedded default, at start and after every committed
+# change), starts the edge on localhost, and prints a token, ready curl lines, and a psql line
+# that changes a class with the curl line that shows the change about a second later
+# (cmd/e2e's TestDemo runs them). Ctrl-C stops everything it started and removes the
+# throwaway folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +43,6 @@ export CATALOGUE_EDGE_JWT_HMAC_SECRET=${CATALOGUE_EDGE_JWT_HMAC_SECRET:-$(openss
 
 bin/builder migrate
 bin/builder seed --courses 200 --classes 5000 --registrations 40000 --seed 1
-bin/builder run
 token=$(bin/builder token create --name demo | tail -n 1)
 # Ids to show: the seed makes some courses non-public, so pick ones the API will answer for.
 psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -n 1 || true)
@@ -56,6 +58,16 @@ read -r student sclass < <("$psql" "$db" -AtF ' ' -c "SELECT r.student_id, r.cla
 	WHERE r.student_id IS NOT NULL ORDER BY r.id LIMIT 1")
 jwt=$(b64(){ openssl base64 -A | tr '+/' '-_' | tr -d '='; }; h=$(printf '{"alg":"HS256","typ":"JWT"}' | b64); p=$(printf '{"sub":"%s","exp":%d}' "$student" $(($(date +%s) + 3600)) | b64); printf '%s.%s.%s' "$h" "$p" "$(printf '%s.%s' "$h" "$p" | openssl dgst -sha256 -hmac "$CATALOGUE_EDGE_JWT_HMAC_SECRET" -binary | b64)")
 
+# builder serve publishes at start, then after every committed change (builder.listen).
+bin/builder serve >"$work/builder.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 300); do
+	grep -q '"published snapshot"' "$work/builder.log" && break
+	kill -0 "${pids[0]}" 2>/dev/null || break
+	sleep 0.2
+done
+grep -q '"published snapshot"' "$work/builder.log" || { cat "$work/builder.log" >&2; exit 1; }
+
 bin/edge >"$work/edge.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do
@@ -67,7 +79,7 @@ curl -fs "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$work/edge.log"; e
 base="http://127.0.0.1:$port/api/v2"
 cat <<TXT
 
-The catalogue is up at $base (edge log: $work/edge.log).
+The catalogue is up at $base (logs: $work/builder.log, $work/edge.log).
 Token (shown once): $token
 
 Try (three ready requests, and one more):
@@ -81,12 +93,19 @@ Signed in as student $student (a JWT valid for an hour; edge.jwt.hmac_secret is
 class read fills in:
   curl -s -H 'Authorization: Bearer $jwt' $base/public/class/$sclass
 
-Rebuild after changing data:  CATALOGUE_DATABASE_URL='$db' CATALOGUE_STORE_URL='file://$work/store' bin/builder run
+Change a class in PostgreSQL, and see the API answer with it about a second later
+(builder serve publishes each committed change; the edge reads it within edge.poll_interval):
+  $psql '$db' -c "UPDATE classes SET cost = cost + 100 WHERE id = $class"
+  curl -s -H 'Authorization: Bearer $token' $base/public/class/$class
+
+Add a partner's webhook endpoint, your own HTTPS URL in place of the example one (it is sent
+catalogue.changed after every such change; its signing secret is printed once, as the last line):
+  CATALOGUE_DATABASE_URL='$db' bin/builder webhook add --url https://partner.example/hooks
+
 Press Ctrl-C to stop everything.
 TXT
-# The edge runs until Ctrl-C; if it stops by itself, say why.
-if ! wait "${pids[@]}"; then
-	echo "demo: the edge stopped; its log:" >&2
-	tail -n 20 "$work/edge.log" >&2
-	exit 1
-fi
+# The builder and the edge run until Ctrl-C; if one stops by itself, say why.
+wait -n "${pids[@]}" || true
+echo "demo: the builder or the edge stopped; their logs:" >&2
+tail -n 20 "$work/builder.log" "$work/edge.log" >&2
+exit 1

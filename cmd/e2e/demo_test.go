@@ -1,0 +1,164 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// demoStartWithin bounds make demo from start to its printed lines: a PostgreSQL of its own,
+// go build, the seed (5,000 classes) and builder serve's first build.
+const demoStartWithin = 3 * time.Minute
+
+// demoChangeWithin bounds the wait for the demo's change to show in its curl line. The demo
+// promises about a second (builder.debounce, a build of one class, edge.poll_interval); this
+// is the correctness bound on a loaded machine, not a timing target (make bench has those).
+const demoChangeWithin = 15 * time.Second
+
+// TestDemo runs make demo's script as a user does and then the two lines it prints under
+// "Change a class": the psql line, which raises a class's cost by 100, and the curl line,
+// which must answer with the raised cost while the demo keeps running (builder serve
+// publishing the change, the edge reading it), with nothing run by hand in between.
+func TestDemo(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "openssl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CATALOGUE_TEST_REQUIRE") != "" {
+				t.Fatalf("make demo needs %s: %v", tool, err)
+			}
+			t.Skipf("make demo needs %s: %v", tool, err)
+		}
+	}
+	lines := startDemo(t)
+	psqlLine, curlLine := lines[0], lines[1]
+	if !strings.Contains(psqlLine, "psql ") || !strings.HasPrefix(curlLine, "curl ") {
+		t.Fatalf("the demo's lines under \"Change a class\" are not a psql line then a curl line:\n%s", strings.Join(lines, "\n"))
+	}
+
+	before := demoCost(t, curlLine)
+	runLine(t, psqlLine)
+	changed := time.Now()
+	for {
+		got := demoCost(t, curlLine)
+		if got == before+100 {
+			t.Logf("the curl line showed the new cost %d (was %d) %.2fs after the psql line", got, before, time.Since(changed).Seconds())
+			return
+		}
+		if time.Since(changed) > demoChangeWithin {
+			t.Fatalf("%s after the psql line the curl line still answers cost %d, want %d", demoChangeWithin, got, before+100)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// startDemo runs scripts/demo.sh as make demo does (building bin/builder and bin/edge, not
+// race-enabled: seeding and building with those take a minute) on a free port, stops it at
+// the end of the test as Ctrl-C does, and returns the lines it printed under "Change a
+// class" (indented, up to the next blank line), without their indent.
+func startDemo(t *testing.T) []string {
+	t.Helper()
+	cmd := exec.Command("bash", "scripts/demo.sh")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", freePort(t)))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT) // the demo stops everything it started
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the demo did not stop cleanly on Ctrl-C: %v", err)
+			}
+		case <-time.After(time.Minute):
+			_ = cmd.Process.Kill()
+			t.Error("the demo was still running a minute after Ctrl-C")
+		}
+	})
+
+	found := make(chan []string, 1)
+	go func() {
+		var lines []string
+		in, sc := false, bufio.NewScanner(out)
+		for sc.Scan() {
+			l := sc.Text()
+			switch {
+			case strings.HasPrefix(l, "Change a class"):
+				in = true
+			case in && strings.HasPrefix(l, "  "):
+				lines = append(lines, strings.TrimSpace(l))
+			case in && l == "" && len(lines) > 0:
+				found <- lines
+				_, _ = io.Copy(io.Discard, out)
+				return
+			case strings.HasPrefix(l, "Press Ctrl-C"): // the last line: it printed none
+				close(found)
+				_, _ = io.Copy(io.Discard, out)
+				return
+			}
+		}
+		close(found)
+	}()
+	select {
+	case lines, ok := <-found:
+		if !ok || len(lines) < 2 {
+			t.Fatalf("the demo ended without printing a psql line and a curl line under \"Change a class\" (%q)", lines)
+		}
+		return lines
+	case <-time.After(demoStartWithin):
+		t.Fatalf("the demo printed no \"Change a class\" lines within %s", demoStartWithin)
+	}
+	return nil
+}
+
+// demoCost runs the demo's curl line and returns the class's cost from its answer.
+func demoCost(t *testing.T, curlLine string) int {
+	t.Helper()
+	body := runLine(t, curlLine)
+	var class struct {
+		Cost *int `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(body), &class); err != nil || class.Cost == nil {
+		t.Fatalf("the curl line answered %q, want a class with a cost (%v)", body, err)
+	}
+	return *class.Cost
+}
+
+// runLine runs one printed line in bash, as a user pasting it would, and returns its output.
+func runLine(t *testing.T, line string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "bash", "-c", line).Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+	return string(out)
+}
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
