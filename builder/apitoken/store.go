@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,6 +20,7 @@ import (
 // Errors of Create, Revoke and SetLimit, for callers that tell them apart with errors.Is.
 var (
 	ErrEmptyName      = errors.New("token name must not be empty")
+	ErrBadName        = errors.New("token name must be printable text, without control or format characters")
 	ErrNotFound       = errors.New("no token with that id")
 	ErrAlreadyRevoked = errors.New("token is already revoked")
 	ErrBadLimit       = errors.New("rate limit must be a positive number of requests per minute")
@@ -52,6 +56,9 @@ func CreateWithLimit(ctx context.Context, conn *pgx.Conn, name string, limit int
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return 0, "", ErrEmptyName
+	}
+	if !printable(name) {
+		return 0, "", fmt.Errorf("%w (got %s)", ErrBadName, strconv.QuoteToGraphic(name))
 	}
 	stored, err := storedLimit(limit)
 	if err != nil {
@@ -95,6 +102,30 @@ func storedLimit(limit int) (*int32, error) {
 	}
 	l := int32(limit)
 	return &l, nil
+}
+
+// printable reports whether name is valid UTF-8 of printable characters only: letters,
+// marks, numbers, punctuation, symbols and spaces, no control or format character, which
+// could forge a row of token list or drive the terminal it is printed on.
+func printable(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// DisplayName is name as token list prints it: as it is when printable, else quoted with Go's
+// escapes ("kiosk\n7"), for a name stored before names were checked.
+func DisplayName(name string) string {
+	if printable(name) {
+		return name
+	}
+	return strconv.QuoteToGraphic(name)
 }
 
 // List returns every token, revoked ones included, oldest first.

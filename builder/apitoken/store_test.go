@@ -77,6 +77,47 @@ func TestCreateRefusesEmptyNames(t *testing.T) {
 	}
 }
 
+// TestCreateRefusesControlCharacters checks that a name cannot hold what would forge rows or
+// drive a terminal in token list: control characters (newlines, tabs, escapes, NUL), format
+// characters (a right-to-left override) and bytes that are not UTF-8.
+func TestCreateRefusesControlCharacters(t *testing.T) {
+	conn := connect(t)
+	for _, name := range []string{"kiosk\n7  forged  default", "tab\there", "\x1b[31mred\x1b[0m", "nul\x00",
+		"evil\u202egnp.exe", "zero\u200bwidth", "bad \xff utf-8", "del\x7f", "c1\u0085next line"} {
+		if _, _, err := Create(context.Background(), conn, name); !errors.Is(err, ErrBadName) {
+			t.Errorf("Create(%q) error = %v, want ErrBadName", name, err)
+		}
+	}
+	infos, err := List(context.Background(), conn)
+	if err != nil || len(infos) != 0 {
+		t.Errorf("List after refused creates = %v, %v; want no tokens", infos, err)
+	}
+	for _, name := range []string{"Café partner ✓", "Kiosk (lobby) #2", "日本の窓口"} {
+		if _, _, err := Create(context.Background(), conn, name); err != nil {
+			t.Errorf("Create(%q) = %v, want it stored", name, err)
+		}
+	}
+}
+
+// TestDisplayName checks the form token list prints a name in: as it is when every
+// character is printable, else quoted with Go's escapes, so that a name stored before names
+// were checked cannot forge a row or send a terminal escape.
+func TestDisplayName(t *testing.T) {
+	for in, want := range map[string]string{
+		"kiosk":                     "kiosk",
+		"Café partner ✓":            "Café partner ✓",
+		"kiosk\n7  forged  default": `"kiosk\n7  forged  default"`,
+		"\x1b[31mred":               `"\x1b[31mred"`,
+		"tab\there":                 `"tab\there"`,
+		"evil\u202egnp":             `"evil\u202egnp"`,
+		"bad \xff":                  `"bad \xff"`,
+	} {
+		if got := DisplayName(in); got != want {
+			t.Errorf("DisplayName(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestListAndRevoke(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t)

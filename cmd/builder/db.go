@@ -218,7 +218,7 @@ func tokenList(ctx context.Context, e *env, args []string) error {
 		if i.RateLimit != nil {
 			limit = strconv.Itoa(*i.RateLimit) + "/min"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i.ID, i.Name, limit, i.CreatedAt.UTC().Format(time.RFC3339), revoked)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i.ID, apitoken.DisplayName(i.Name), limit, i.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	return tw.Flush()
 }

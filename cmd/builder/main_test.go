@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -238,5 +239,30 @@ func testMigrateSays(t *testing.T, c []string) {
 	}
 	if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); !strings.Contains(out, "created trigger ") {
 		t.Errorf("migrate with builder.listen on again printed %q, want the triggers it created", out)
+	}
+}
+
+// TestTokenNames checks that token create refuses a name with a control character, and that
+// token list prints a name stored before names were checked quoted, on its own row: a name
+// cannot forge rows of the list or send the terminal an escape.
+func TestTokenNames(t *testing.T) {
+	dbURL := buildertest.NewMigratedDatabase(t)
+	c := []string{"--config", writeConfig(t, dbURL, buildertest.NewLocalStore(t).URL, "")}
+	if _, _, err := runCmd(t, append([]string{"token", "create", "--name", "kiosk\n2  admin  default"}, c...)...); err == nil ||
+		!strings.Contains(err.Error(), "control or format characters") {
+		t.Errorf("token create with a newline in the name: %v, want it refused", err)
+	}
+	buildertest.Exec(t, dbURL, `INSERT INTO api_tokens (name, token_hash) VALUES
+		(E'old\n2      admin      default', sha256('a')), (E'\x1b[2Jwiped', sha256('b')), ('plain', sha256('c'))`)
+	list := mustRunCmd(t, append([]string{"token", "list"}, c...)...)
+	lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
+	if len(lines) != 4 || strings.ContainsAny(list, "\x1b") {
+		t.Fatalf("token list printed %d lines (want a header and 3 rows), escapes: %v:\n%s", len(lines), strings.Contains(list, "\x1b"), list)
+	}
+	for i, want := range []string{`"old\n2      admin      default"`, `"\x1b[2Jwiped"`, `plain`} {
+		id := strconv.Itoa(i + 1)
+		if !strings.HasPrefix(lines[i+1], id+" ") || !strings.Contains(lines[i+1], " "+want+"  ") {
+			t.Errorf("row %d = %q, want token %s named %s", i+1, lines[i+1], id, want)
+		}
 	}
 }
