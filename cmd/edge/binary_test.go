@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
@@ -37,5 +39,23 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 		if n := len(c.methods.FindAll(out, -1)); n > c.max {
 			t.Errorf("the edge links %d %s, want at most %d: does a reachable function look methods up by name (a template's Execute)?", n, c.what, c.max)
 		}
+	}
+}
+
+// TestEdgeLinksThreeBuilderPackages holds the README's claim (Code layout) that the edge
+// binary links, of the builder, only the published format, the store it is read from and
+// the token format it verifies; test helpers under edge/ may use builder/buildertest.
+func TestEdgeLinksThreeBuilderPackages(t *testing.T) {
+	out, err := exec.Command(cmdtest.GoTool(), "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	var got []string
+	for _, p := range regexp.MustCompile(`(?m)^github\.com/trainingco/catalogue/builder/\S*$`).FindAllString(string(out), -1) {
+		got = append(got, p[len("github.com/trainingco/catalogue/"):])
+	}
+	want := "builder/apitoken builder/snapshot builder/store"
+	if slices.Sort(got); strings.Join(got, " ") != want {
+		t.Errorf("the edge links %q of the builder, want %q (README, Code layout)", got, want)
 	}
 }
