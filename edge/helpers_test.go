@@ -32,6 +32,10 @@ type fixture struct {
 	id    string
 	docs  map[string]string
 	today string // the day it was built for; empty: 2027-03-01
+	// modified are the change numbers of course and class routes, and tombstones the
+	// deletions, of the feeds (D35); nil: a snapshot without feeds.
+	modified   map[string]int64
+	tombstones []snapshot.Tombstone
 }
 
 // publish writes f into st the way the builder does: objects, manifest, then pointer. A
@@ -54,12 +58,21 @@ func publish(t testing.TB, st store.Store, f fixture) {
 	}
 	for route, body := range docs {
 		h := snapshot.Hash([]byte(body))
-		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body))}
+		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body)), Modified: f.modified[route]}
 		if err := st.Put(ctx, snapshot.ObjectKey(h), []byte(body)); err != nil {
 			t.Fatalf("put object: %v", err)
 		}
 	}
 	m.Counts = snapshot.CountsOf(m.Documents)
+	if f.modified != nil {
+		m.Feed = &snapshot.Feed{Tombstones: f.tombstones}
+		for _, n := range f.modified {
+			m.Feed.Last = max(m.Feed.Last, n)
+		}
+		for _, ts := range f.tombstones {
+			m.Feed.Last = max(m.Feed.Last, ts.Modified)
+		}
+	}
 	if err := snapshot.WriteManifest(ctx, st, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -85,6 +86,10 @@ type Server struct {
 	cacheControl       []string // Cache-Control of every static read
 	searchCacheControl []string // Cache-Control of every search answer
 	retryAfter         []string // Retry-After of a 503 before the first snapshot
+	license            string   // feeds.license, named by every feed page (D35)
+	// proxies are edge.trusted_proxies, whose X-Forwarded-Proto and -Host the feeds'
+	// URLs believe (D37).
+	proxies []netip.Prefix
 }
 
 // New builds a server; it does not start background work or listen.
@@ -117,6 +122,12 @@ func New(opts Options) (*Server, error) {
 		cacheControl:       header("private, max-age=" + strconv.Itoa(int(cfg.CacheMaxAge/time.Second))),
 		searchCacheControl: header("private, max-age=" + strconv.Itoa(int(cfg.SearchCache/time.Second))),
 		retryAfter:         header(strconv.Itoa(max(1, int(cfg.PollInterval/time.Second)))),
+		license:            opts.Config.Feeds.License,
+	}
+	for _, cidr := range cfg.TrustedProxies {
+		if p, err := netip.ParsePrefix(cidr); err == nil { // config.Validate refused the others
+			s.proxies = append(s.proxies, p.Masked())
+		}
 	}
 	apiDocs, err := apidocs.New(cfg.BasePath)
 	if err != nil {
@@ -227,12 +238,14 @@ func (s *Server) newEcho() *echo.Echo {
 	auth := s.requireToken
 	pub.RouteNotFound("", auth(echo.NotFoundHandler))
 	pub.RouteNotFound("/*", auth(echo.NotFoundHandler))
-	pub.Match(getHead, "/courses", auth(s.handleCourses))           // marketing sites: the whole catalogue
-	pub.Match(getHead, "/popular", auth(s.handlePopular))           // home pages: three most popular
-	pub.Match(getHead, "/course/:id", auth(s.handleCourse))         // course pages
-	pub.Match(getHead, "/class/:id", auth(s.handleClass))           // registration pages
-	pub.Match(getHead, "/classes", auth(s.handleSearch))            // search boxes and calendars
-	pub.Match(getHead, "/course/:id/classes", auth(s.handleSearch)) // a course page's class list
+	pub.Match(getHead, "/courses", auth(s.handleCourses))               // marketing sites: the whole catalogue
+	pub.Match(getHead, "/popular", auth(s.handlePopular))               // home pages: three most popular
+	pub.Match(getHead, "/course/:id", auth(s.handleCourse))             // course pages
+	pub.Match(getHead, "/class/:id", auth(s.handleClass))               // registration pages
+	pub.Match(getHead, "/classes", auth(s.handleSearch))                // search boxes and calendars
+	pub.Match(getHead, "/course/:id/classes", auth(s.handleSearch))     // a course page's class list
+	pub.Match(getHead, courseFeed.path, auth(s.handleFeed(courseFeed))) // partners' mirrors (RPDE)
+	pub.Match(getHead, classFeed.path, auth(s.handleFeed(classFeed)))
 
 	var patterns []string
 	for _, r := range e.Routes() {

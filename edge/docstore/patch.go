@@ -138,7 +138,7 @@ func (s *Snapshot) checkDelta(d *snapshot.Delta, removed map[string]bool) error 
 // snapshot d names.
 func (s *Snapshot) with(d *snapshot.Delta, changes []routeChange, docs docIndex) *Snapshot {
 	next := newHead(&snapshot.Manifest{ID: d.ID, BuiltAt: d.BuiltAt, Today: d.Today, Timezone: d.Timezone,
-		Counts: d.Counts, Build: d.Build})
+		Counts: d.Counts, Build: d.Build, Feed: d.Feed})
 	next.routes = s.routes
 	next.held = holding{refs: maps.Clone(s.held.refs), live: s.held.live}
 	var courses, classes []idDoc
@@ -170,6 +170,7 @@ func (s *Snapshot) with(d *snapshot.Delta, changes []routeChange, docs docIndex)
 		}
 	}
 	next.courses, next.classes = s.courses.with(courses), s.classes.with(classes)
+	next.feeds = s.patchFeeds(d, changes)
 	return next
 }
 

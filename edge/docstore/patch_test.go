@@ -42,11 +42,56 @@ func publish(t *testing.T, st store.Store, id, base string, docs map[string]stri
 		}
 	}
 	m.Counts = snapshot.CountsOf(m.Documents)
+	numberFeeds(t, st, base, m)
 	if base != "" {
 		putJSON(t, st, snapshot.DeltaKey(id), snapshot.NewDelta(m, base, touched))
 	}
 	putJSON(t, st, snapshot.ManifestKey(id), m)
 	putJSON(t, st, snapshot.PointerKey, snapshot.Pointer{ID: id, PublishedAt: published, Previous: []string{}, Base: base})
+}
+
+// feedNumber is the last change number numberFeeds gave.
+var feedNumber int64
+
+// numberFeeds gives the course and class documents of m change numbers over base's
+// manifest as the builder does: a document keeps its number while its content is the same
+// and gets a new one when it changes or appears; one base has and m has not becomes a
+// tombstone, which stays until its route is served again.
+func numberFeeds(t *testing.T, st store.Store, base string, m *snapshot.Manifest) {
+	t.Helper()
+	prev := &snapshot.Manifest{Feed: &snapshot.Feed{}}
+	if base != "" {
+		var err error
+		if prev, err = snapshot.ReadManifest(context.Background(), st, base); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Feed = &snapshot.Feed{}
+	for _, ts := range prev.Feed.Tombstones {
+		if _, back := m.Documents[ts.Route]; !back {
+			m.Feed.Tombstones = append(m.Feed.Tombstones, ts)
+		}
+	}
+	for _, route := range slices.Sorted(maps.Keys(m.Documents)) {
+		e := m.Documents[route]
+		if _, _, ok := snapshot.FeedRoute(route); !ok {
+			continue
+		}
+		if old, ok := prev.Documents[route]; ok && old.Hash == e.Hash {
+			e.Modified = old.Modified
+		} else {
+			feedNumber++
+			e.Modified = feedNumber
+		}
+		m.Documents[route] = e
+	}
+	for _, route := range slices.Sorted(maps.Keys(prev.Documents)) {
+		if _, _, ok := snapshot.FeedRoute(route); ok && m.Documents[route].Hash == "" {
+			feedNumber++
+			m.Feed.Tombstones = append(m.Feed.Tombstones, snapshot.Tombstone{Route: route, Modified: feedNumber, At: published})
+		}
+	}
+	m.Feed.Last = feedNumber
 }
 
 // fullLoad loads snapshot id from its manifest alone, as an edge that starts does.
@@ -88,6 +133,10 @@ func checkSnapshot(t *testing.T, s, full *Snapshot, id string, docs map[string]s
 	if diff := cmp.Diff(full.manifest(), s.manifest()); diff != "" {
 		t.Errorf("%s: manifest mismatch with a full load (-full +patched):\n%s", id, diff)
 	}
+	if diff := cmp.Diff(full.feeds, s.feeds, cmp.AllowUnexported(feedItem{})); diff != "" {
+		t.Errorf("%s: feeds mismatch with a full load (-full +patched):\n%s", id, diff)
+	}
+	checkFeeds(t, s, docs)
 	if s.routeCount() != len(docs) {
 		t.Errorf("%s: %d routes, want %d", id, s.routeCount(), len(docs))
 	}
@@ -101,6 +150,40 @@ func checkSnapshot(t *testing.T, s, full *Snapshot, id string, docs map[string]s
 			t.Errorf("%s does not serve %s", id, route)
 		case ok && (string(d.Body()) != body || docstoretest.Gunzip(t, d.GzipBody()) != body || d.Hash() != sha256.Sum256([]byte(body))):
 			t.Errorf("%s serves %s as %.60q (gzip %d bytes), want %.60q", id, route, d.Body(), len(d.GzipBody()), body)
+		}
+	}
+}
+
+// checkFeeds checks that the feeds of s hold every course and class document of docs once,
+// with its document, and otherwise only deleted items, in order of change number.
+func checkFeeds(t *testing.T, s *Snapshot, docs map[string]string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, f := range []struct {
+		feed  *Feed
+		route func(int64) string
+	}{{s.Courses(), snapshot.CourseRoute}, {s.Classes(), snapshot.ClassRoute}} {
+		items := f.feed.Page(nil, -1, f.feed.Len())
+		for i, it := range items {
+			route := f.route(it.ID)
+			if i > 0 && it.Modified <= items[i-1].Modified {
+				t.Fatalf("%s: feed out of order at %s", s.ID(), route)
+			}
+			body, served := docs[route]
+			switch {
+			case seen[route]:
+				t.Errorf("%s: %s twice in its feed", s.ID(), route)
+			case served && (it.Doc == nil || string(it.Doc.Body()) != body):
+				t.Errorf("%s: %s in its feed without its document", s.ID(), route)
+			case !served && it.Doc != nil:
+				t.Errorf("%s: %s, not served, in its feed with a document", s.ID(), route)
+			}
+			seen[route] = true
+		}
+	}
+	for route := range docs {
+		if _, _, ok := snapshot.FeedRoute(route); ok && !seen[route] {
+			t.Errorf("%s: %s is not in its feed", s.ID(), route)
 		}
 	}
 }

@@ -28,6 +28,7 @@ type Snapshot struct {
 	courses     idIndex              // course id -> its document
 	classes     idIndex              // class id -> its document
 	held        holding              // the chunks its documents are in (arena.go)
+	feeds       [2][]feedItem        // the RPDE feeds of courses and classes (feed.go)
 }
 
 // ID is the snapshot's id, as the store's pointer names it.
@@ -122,6 +123,7 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*Snapshot, error) {
 		}
 	}
 	s.courses, s.classes = newIDIndex(courses), newIDIndex(classes)
+	s.feeds = newFeeds(m)
 	return s, nil
 }
 
@@ -166,8 +168,9 @@ func (s *Snapshot) index() docIndex {
 func (s *Snapshot) manifest() *snapshot.Manifest {
 	m := s.head
 	m.Documents = make(map[string]snapshot.Entry, s.routeCount())
+	modified := s.modified()
 	s.each(func(route string, d *Document) {
-		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.Body()))}
+		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.Body())), Modified: modified[route]}
 	})
 	return &m
 }

@@ -212,3 +212,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // escapeLike returns s with the ILIKE wildcards escaped.
 func escapeLike(s string) string { return likeEscaper.Replace(s) }
+
+// ParseQueryInt is parseQueryInt for the edge's other integer parameter, the feeds'
+// afterChangeNumber (D37), so that both read integers alike.
+func ParseQueryInt(v string) (n int64, present, ok bool) { return parseQueryInt(v) }
