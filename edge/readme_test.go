@@ -24,6 +24,7 @@ func TestREADMEErrorTable(t *testing.T) {
 	calls := []apiCall{
 		{target: "/api/v2/public/classes?limit=abc", auth: "token", status: 400},
 		{target: "/api/v2/public/classes?page=x", auth: "token", status: 400},
+		{target: "/api/v2/public/feeds/classes?afterChangeNumber=1e3", auth: "token", status: 400},
 		{target: "/api/v2/public/courses?type=Bogus", auth: "token", status: 400},
 		{target: "/api/v2/public/courses", status: 401},
 		{target: "/api/v2/public/course/999", auth: "token", status: 404},
