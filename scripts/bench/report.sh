@@ -175,7 +175,7 @@ function webhook_rows(    p95, fast, slow) {
 	row("Webhooks", "COMMIT to delivery received, one endpoint, " f["wh_one_n"] " changes one at a time (edge on Redis, the D42 wait for it included)",
 		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s", f["wh_one_p50"], p95, f["wh_one_max"]), "", "", "p95 ≤ 3 s", yn(p95 <= 3))
 	fast = f["wh_burst_p95"] + 0
-	row("Webhooks", "100 endpoints, a burst of changes: COMMIT to the first delivery naming it at each endpoint (" f["wh_burst_n"] " pairs)",
+	row("Webhooks", f["wh_endpoints"] " endpoints, a burst of " f["wh_burst_changes"] " changes: COMMIT to the first delivery naming each at each endpoint (" f["wh_burst_n"] " pairs)",
 		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s; every endpoint got every change: %s", f["wh_burst_p50"], fast, f["wh_burst_max"], f["wh_burst_complete"]),
 		"", "", "p95 ≤ 5 s, all delivered", yn(fast <= 5 && f["wh_burst_complete"] == "true"))
 	slow = f["wh_slow_p95"] + 0

@@ -25,7 +25,7 @@ func NewMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *Metrics {
 	m := &Metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "catalogue_builder_webhook_deliveries_total",
-			Help: "Webhook delivery attempts by outcome: delivered (a 2xx), failed (to be retried), given_up (retried for webhooks.retry_for).",
+			Help: "Webhook delivery attempts by outcome: delivered (a 2xx) or failed (anything else); given_up counts the failed messages retried for webhooks.retry_for and dropped.",
 		}, []string{"outcome"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "catalogue_builder_webhook_commit_to_delivered_seconds",

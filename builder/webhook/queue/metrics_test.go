@@ -63,7 +63,7 @@ catalogue_builder_webhook_queue_depth %d
 	waitFor(t, 10*time.Second, "the retry's success", func() bool { return len(rc.deliveries()) == 2 })
 	time.Sleep(100 * time.Millisecond)
 	outcomes := `
-# HELP catalogue_builder_webhook_deliveries_total Webhook delivery attempts by outcome: delivered (a 2xx), failed (to be retried), given_up (retried for webhooks.retry_for).
+# HELP catalogue_builder_webhook_deliveries_total Webhook delivery attempts by outcome: delivered (a 2xx) or failed (anything else); given_up counts the failed messages retried for webhooks.retry_for and dropped.
 # TYPE catalogue_builder_webhook_deliveries_total counter
 catalogue_builder_webhook_deliveries_total{outcome="delivered"} 1
 catalogue_builder_webhook_deliveries_total{outcome="failed"} 1

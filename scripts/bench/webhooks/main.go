@@ -133,6 +133,7 @@ func run(ctx context.Context, args []string) error {
 	if err := register(ctx, conn, base, 1, *endpoints); err != nil {
 		return err
 	}
+	fmt.Printf("wh_endpoints=%d\nwh_burst_changes=%d\n", *endpoints, *burst)
 	all := make([]int, *endpoints)
 	for i := range all {
 		all[i] = i
