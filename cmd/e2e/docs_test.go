@@ -25,6 +25,11 @@ const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-sr
 var docsOperations = []string{"/public/courses", "/public/popular", "/public/classes",
 	"/public/course/{id}/classes", "/public/course/{id}", "/public/class/{id}"}
 
+// docsGuide are pieces of the partner's guide (edge/openapi.json, info.description) as the
+// page must render them: headings, and a sentence of the token's section.
+var docsGuide = []string{"<h2>Getting started</h2>", "<h2>Rate limit</h2>", "<h2>Caching and conditional requests</h2>",
+	"<h2>Pagination</h2>", "Ask the provider's administrator for an API token for your application."}
+
 // TestDocsPage loads {base_path}/docs from a real edge in headless Chromium, without a
 // token, with every host but the loopback address unresolvable (so the page works only
 // if it needs nothing from the internet). The page must render the six endpoints from
@@ -48,6 +53,12 @@ func TestDocsPage(t *testing.T) {
 	for _, path := range docsOperations {
 		if !strings.Contains(dom, `data-path="`+path+`"`) {
 			t.Errorf("the rendered page lacks the operation %s", path)
+		}
+	}
+	// The partner's guide is the document's info.description, rendered as Markdown.
+	for _, want := range docsGuide {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered page lacks the partner's guide: no %q", want)
 		}
 	}
 	if console != "" {
