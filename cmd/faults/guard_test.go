@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,7 @@ func TestPublishGuardRefusesShrink(t *testing.T) {
 			env.Exec(t, s.change)
 		}
 		stdout, stderr, err := s.env.Builder(context.Background(), t, "run")
+		stderr = withoutLogLines(stderr) // the message is what is left once the JSON log is taken out
 		if code := cmdtest.ExitCode(err); code != 1 || stdout != "" || stderr != s.wantErr {
 			t.Errorf("builder run with the %s: exit %d, stdout %q, stderr %q; want exit 1, no stdout, stderr %q", s.name, code, stdout, stderr, s.wantErr)
 		}
@@ -75,4 +77,16 @@ func TestPublishGuardRefusesShrink(t *testing.T) {
 	if r := d.Get(t, withdrawn, token); r.StatusCode != http.StatusNotFound {
 		t.Errorf("GET %s after run --force: %s, want 404", withdrawn, r.Status)
 	}
+}
+
+// withoutLogLines returns s without its JSON log lines (builder run logs its configuration,
+// and may log more, as JSON lines on stderr).
+func withoutLogLines(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(line, "{") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
