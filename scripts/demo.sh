@@ -77,6 +77,14 @@ done
 curl -fs "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$work/edge.log"; exit 1; }
 
 base="http://127.0.0.1:$port/api/v2"
+# The classes feed's end now (RPDE: follow next until a page has no items), so that the feed
+# line printed below shows only what changes after the demo started.
+feed="$base/public/feeds/classes"
+for _ in $(seq 1 1000); do
+	page=$(curl -fsS -H "Authorization: Bearer $token" "$feed")
+	case $page in *'"items":[]'*) break ;; esac
+	feed=$(printf '%s' "$page" | grep -o '"next":"[^"]*"' | head -n 1 | cut -d '"' -f 4)
+done
 cat <<TXT
 
 The catalogue is up at $base (logs: $work/builder.log, $work/edge.log).
@@ -87,6 +95,8 @@ Try (three ready requests, and one more):
   curl -s -H 'Authorization: Bearer $token' '$base/public/classes?search=python&limit=3'
   curl -s -H 'Authorization: Bearer $token' $base/public/course/$course
   curl -s -H 'Authorization: Bearer $token' $base/public/class/$class
+and the classes feed from where it ended when the demo started, now listing that class:
+  curl -s -H 'Authorization: Bearer $token' '$feed'
 
 Signed in as student $student (a JWT valid for an hour; edge.jwt.hmac_secret is
 \$CATALOGUE_EDGE_JWT_HMAC_SECRET = $CATALOGUE_EDGE_JWT_HMAC_SECRET), whose registration the
@@ -97,6 +107,8 @@ Change a class in PostgreSQL, and see the API answer with it about a second late
 (builder serve publishes each committed change; the edge reads it within edge.poll_interval):
   $psql '$db' -c "UPDATE classes SET cost = cost + 100 WHERE id = $class"
   curl -s -H 'Authorization: Bearer $token' $base/public/class/$class
+and the classes feed from where it ended when the demo started, now listing that class:
+  curl -s -H 'Authorization: Bearer $token' '$feed'
 
 Add a partner's webhook endpoint, your own HTTPS URL in place of the example one (it is sent
 catalogue.changed after every such change; its signing secret is printed once, as the last line):

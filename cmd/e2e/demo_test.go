@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,9 +40,17 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	lines := startDemo(t)
-	psqlLine, curlLine := lines[0], lines[1]
-	if !strings.Contains(psqlLine, "psql ") || !strings.HasPrefix(curlLine, "curl ") {
-		t.Fatalf("the demo's lines under \"Change a class\" are not a psql line then a curl line:\n%s", strings.Join(lines, "\n"))
+	if len(lines) != 3 || !strings.Contains(lines[0], "psql ") || !strings.HasPrefix(lines[1], "curl ") ||
+		!strings.HasPrefix(lines[2], "curl ") || !strings.Contains(lines[2], "/public/feeds/classes") {
+		t.Fatalf("the demo's lines under \"Change a class\" are not a psql line, a class's curl line and a feed's:\n%s", strings.Join(lines, "\n"))
+	}
+	psqlLine, curlLine, feedLine := lines[0], lines[1], lines[2]
+	class, err := strconv.ParseInt(curlLine[strings.LastIndexByte(curlLine, '/')+1:], 10, 64)
+	if err != nil {
+		t.Fatalf("the curl line reads no class id: %s", curlLine)
+	}
+	if items := demoFeed(t, feedLine); len(items) != 0 {
+		t.Fatalf("before the change the feed line lists %d items, want none (the feed's end)", len(items))
 	}
 
 	before := demoCost(t, curlLine)
@@ -51,13 +60,40 @@ func TestDemo(t *testing.T) {
 		got := demoCost(t, curlLine)
 		if got == before+100 {
 			t.Logf("the curl line showed the new cost %d (was %d) %.2fs after the psql line", got, before, time.Since(changed).Seconds())
-			return
+			break
 		}
 		if time.Since(changed) > demoChangeWithin {
 			t.Fatalf("%s after the psql line the curl line still answers cost %d, want %d", demoChangeWithin, got, before+100)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The edge now serves the snapshot with the change, and its feed with it.
+	items := demoFeed(t, feedLine)
+	if len(items) != 1 || items[0].ID != class || items[0].State != "updated" || items[0].Data.Cost != before+100 {
+		t.Errorf("after the change the feed line lists %+v, want class %d updated with cost %d alone", items, class, before+100)
+	}
+}
+
+// feedItem is what TestDemo reads of an RPDE item of the classes feed.
+type feedItem struct {
+	State string `json:"state"`
+	ID    int64  `json:"id"`
+	Data  struct {
+		Cost int `json:"cost"`
+	} `json:"data"`
+}
+
+// demoFeed runs the demo's feed line and returns the page's items.
+func demoFeed(t *testing.T, feedLine string) []feedItem {
+	t.Helper()
+	body := runLine(t, feedLine)
+	var page struct {
+		Items *[]feedItem `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(body), &page); err != nil || page.Items == nil {
+		t.Fatalf("the feed line answered %q, want a feed page (%v)", body, err)
+	}
+	return *page.Items
 }
 
 // startDemo runs scripts/demo.sh as make demo does (building bin/builder and bin/edge, not
