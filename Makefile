@@ -54,8 +54,9 @@ compile:
 
 # The tools partner developers use, pinned in scripts/openapi/: Spectral lints
 # edge/openapi.json, openapi-typescript's types type-check an openapi-fetch program with
-# tsc --strict, and the docs page's Swagger UI must be the pinned package's. Node.js (apt)
-# and the npm packages (into bin/node) are installed on first use.
+# tsc --strict, the docs page's Swagger UI must be the pinned package's, and the pinned
+# ogen's Go client must compile. Node.js (apt), the npm packages (into bin/node) and ogen
+# (into bin/tools, from the Go module proxy) are installed on first use.
 openapi:
 	scripts/openapi.sh check
 

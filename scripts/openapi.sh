@@ -6,7 +6,9 @@
 #                                     openapi-typescript generates its TypeScript types and tsc
 #                                     --strict type-checks scripts/openapi/usage.ts, an openapi-fetch
 #                                     program, against them; the docs page's Swagger UI files in
-#                                     edge/apidocs/assets must be those of the pinned swagger-ui-dist
+#                                     edge/apidocs/assets must be those of the pinned swagger-ui-dist;
+#                                     ogen (a Go generator, pinned below, from the Go module proxy)
+#                                     generates its client, which must compile
 #   scripts/openapi.sh refresh-docs   copy the pinned swagger-ui-dist's files into edge/apidocs/assets
 #   scripts/openapi.sh modules        install only, and print the node_modules folder
 # Node.js and npm come from Debian's packages, installed when node is missing. The npm packages
@@ -21,6 +23,9 @@ pins=$here/openapi
 assets=$root/edge/apidocs/assets
 # The Swagger UI files the docs page embeds, as named in swagger-ui-dist.
 docs_files=(swagger-ui-bundle.js swagger-ui-bundle.js.LICENSE.txt swagger-ui.css favicon-32x32.png LICENSE NOTICE)
+# ogen, pinned: it refuses what it cannot generate (two parameters that map to one name, say),
+# so a document it takes is one its users can call.
+ogen_version=v1.24.0
 # Spectral and openapi-typescript support Node.js 18.18 and later (Debian 12 has 18.20).
 node_major_min=18 node_minor_min=18
 
@@ -100,6 +105,32 @@ docs_current() {
 	echo "openapi.sh: edge/apidocs/assets holds swagger-ui-dist $(node -p "require('$dist/package.json').version")" >&2
 }
 
+# ogen_client installs the pinned ogen into bin/tools (once), generates its client of the
+# document and compiles it in a scratch module that requires the same ogen version.
+ogen_client() {
+	local bin=$root/bin/tools/ogen-$ogen_version work
+	if [ ! -x "$bin" ]; then
+		mkdir -p "$root/bin/tools"
+		GOBIN=$(mktemp -d) || fail "mktemp"
+		GOBIN=$GOBIN go install "github.com/ogen-go/ogen/cmd/ogen@$ogen_version" || fail "go install ogen@$ogen_version failed"
+		mv "$GOBIN/ogen" "$bin"
+		rmdir "$GOBIN"
+	fi
+	work=$(mktemp -d)
+	# shellcheck disable=SC2064 # expand work now
+	trap "rm -rf '$work'" RETURN
+	"$bin" -clean -target "$work/api" -package api "$root/edge/openapi.json" >"$work/ogen.log" 2>&1 ||
+		{ cat "$work/ogen.log" >&2; fail "ogen $ogen_version refuses edge/openapi.json"; }
+	(
+		cd "$work"
+		go mod init ogencheck >/dev/null 2>&1
+		go get "github.com/ogen-go/ogen@$ogen_version" >/dev/null 2>&1
+		go mod tidy >/dev/null 2>&1
+		go build ./...
+	) || fail "the client ogen $ogen_version generates from edge/openapi.json does not compile"
+	echo "openapi.sh: ogen $ogen_version generates a client that compiles" >&2
+}
+
 refresh_docs() {
 	local dist=$1/swagger-ui-dist f
 	mkdir -p "$assets"
@@ -117,6 +148,7 @@ check)
 	lint "$nm"
 	types "$nm"
 	docs_current "$nm"
+	ogen_client
 	;;
 refresh-docs) refresh_docs "$(modules)" ;;
 *)
