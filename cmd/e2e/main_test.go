@@ -76,6 +76,8 @@ func TestEdge(t *testing.T) {
 				{"rate limit", f.testRateLimit},
 				{"graceful shutdown", f.testGracefulShutdown},
 				{"revoke", f.testRevoke},
+				{"feeds validator", f.testFeedsValidator},
+				{"feeds README mirror", f.testREADMEMirror},
 				{"rebuild", f.testRebuild}, // last: it changes the data
 			} {
 				t.Run(s.name, s.test)

@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testFeedsValidator walks both feeds (D35–D39) with @openactive/rpde-validator, the
+// OpenActive community's RPDE validator (scripts/openapi/rpde-validate.js), as a harvesting
+// partner would: from the start to the last page, with the API token. Any failure it reports
+// fails the test; its warnings may only be the expected ones: "public" caching (D38 says
+// private: the feeds need a token) and no deleted items (nothing is deleted before this runs).
+func (f *fixture) testFeedsValidator(t *testing.T) {
+	for _, feed := range []string{"courses", "classes"} {
+		out, err := rpdeValidate(t, f.edge.URL+base+"/public/feeds/"+feed, f.token)
+		if err != nil {
+			t.Errorf("rpde-validator on the %s feed: %v\n%s", feed, err, out)
+			continue
+		}
+		// The walk reached the last page: the one with items and the empty one after it.
+		if n := walkedPages(out); n < 2 {
+			t.Errorf("rpde-validator walked %d pages of the %s feed, want at least 2:\n%s", n, feed, out)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if strings.HasPrefix(line, "warning\t") && !strings.Contains(line, "\tHttpCacheHeaderRule: ") && !strings.Contains(line, "\tDeletedItemsRule: ") {
+				t.Errorf("rpde-validator on the %s feed: unexpected warning %s", feed, line)
+			}
+		}
+	}
+	// The validator fails what is not a feed: the course list has no next and no items.
+	if out, err := rpdeValidate(t, f.edge.URL+base+"/public/courses", f.token); err == nil {
+		t.Errorf("rpde-validator passed /public/courses, which is not an RPDE feed:\n%s", out)
+	}
+}
+
+var walked = regexp.MustCompile(`(?m)^pages\t(\d+)\t`)
+
+func walkedPages(out string) int {
+	m := walked.FindStringSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// rpdeValidate runs the validator on url and returns what it printed; the error is non-nil
+// when it reported a failure or could not run.
+func rpdeValidate(t *testing.T, url, token string) (string, error) {
+	t.Helper()
+	nm := nodeModules(t)
+	cmd := exec.Command("node", filepath.Join(repoRoot(t), "scripts", "openapi", "rpde-validate.js"), url, token)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nm)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+var (
+	nodeModulesOnce sync.Once
+	nodeModulesPath string
+	nodeModulesErr  error
+)
+
+// nodeModules installs the pinned npm packages once (scripts/openapi.sh modules, which
+// installs Node.js too when missing) and returns their node_modules folder.
+func nodeModules(t *testing.T) string {
+	t.Helper()
+	nodeModulesOnce.Do(func() {
+		cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "openapi.sh"), "modules")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		nodeModulesPath, nodeModulesErr = strings.TrimSpace(string(out)), err
+	})
+	if nodeModulesErr != nil {
+		t.Fatalf("scripts/openapi.sh modules: %v", nodeModulesErr)
+	}
+	return nodeModulesPath
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// testREADMEMirror runs the README's shell lines that mirror the classes feed (curl and jq)
+// against the edge: every class they write is the class read's document, and a second run,
+// from the position the first kept, finds nothing new and keeps the same position.
+func (f *fixture) testREADMEMirror(t *testing.T) {
+	script := readmeBlock(t, "### Mirroring the catalogue", "```sh")
+	dir := t.TempDir()
+	run := func() {
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("README's mirror lines: %v\n%s", err, out)
+		}
+	}
+	run()
+	files, err := filepath.Glob(filepath.Join(dir, "mirror", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("README's mirror lines wrote no class: %v", err)
+	}
+	for _, file := range files {
+		id := strings.TrimSuffix(filepath.Base(file), ".json")
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := f.get(t, "/public/class/"+id)
+		if want.StatusCode != 200 || !jsonEqual(t, got, want.Data) {
+			t.Errorf("mirror/%s.json = %s; the class read gives %d %s", id, got, want.StatusCode, want.Data)
+		}
+	}
+	first, err := os.ReadFile(filepath.Join(dir, "mirror", ".next"))
+	if err != nil || !strings.Contains(string(first), "/public/feeds/classes?afterChangeNumber=") {
+		t.Fatalf("mirror/.next = %q, %v; want the classes feed after a change number", first, err)
+	}
+	run()
+	if again, _ := os.ReadFile(filepath.Join(dir, "mirror", ".next")); string(again) != string(first) {
+		t.Errorf("a second run moved the position from %q to %q with nothing changed", first, again)
+	}
+	if after, _ := filepath.Glob(filepath.Join(dir, "mirror", "*.json")); len(after) != len(files) {
+		t.Errorf("a second run left %d classes, the first wrote %d", len(after), len(files))
+	}
+}
+
+// readmeBlock returns the first fenced block opened by fence after heading in the README.
+func readmeBlock(t *testing.T, heading, fence string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n"+heading)
+	if !ok {
+		t.Fatalf("README.md has no heading %q", heading)
+	}
+	_, rest, ok = strings.Cut(rest, "\n"+fence+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %s block after %q", fence, heading)
+	}
+	block, _, _ := strings.Cut(rest, "\n```")
+	return block
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return cmp.Equal(x, y)
+}
