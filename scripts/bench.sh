@@ -557,10 +557,11 @@ freshness() {
 	wait_http "$fresh_url/readyz" 600 || { tail -n 20 "$work/edge-fresh.log" >&2; die "the freshness edge did not become ready"; }
 	fact fresh_poll "$(jq -r 'select(.msg == "configuration") | .config["edge.poll_interval"]' "$work/edge-fresh.log" | head -n 1)"
 	local mix_rounds=5 burst=1000 burst_seconds=10s
-	[ "$mode" = quick ] && mix_rounds=2 burst=200 burst_seconds=2s
+	local feed_samples=20
+	[ "$mode" = quick ] && mix_rounds=2 burst=200 burst_seconds=2s feed_samples=5
 	log "freshness: the change mix ($mix_rounds rounds of 8 changes) and a burst of $burst registrations in $burst_seconds"
 	taskset -c 1 "$bin/freshness" -db "$db" -edge "$fresh_url/api/v2" -token "$token" -rounds "$mix_rounds" \
-		-burst "$burst" -burst-seconds "$burst_seconds" -builder-metrics "http://127.0.0.1:$metrics_port/metrics" \
+		-burst "$burst" -burst-seconds "$burst_seconds" -feed-samples "$feed_samples" -builder-metrics "http://127.0.0.1:$metrics_port/metrics" \
 		>"$work/freshness.out" 2>"$work/freshness.log" || { tail -n 20 "$work/freshness.log" >&2; die "the freshness driver failed"; }
 	cat "$work/freshness.out" >>"$work/facts"
 }

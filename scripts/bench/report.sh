@@ -167,6 +167,7 @@ END {
 		"≤ poll interval + 1 s", yn(maxof(acc["swap"]) + 0 <= poll + 1))
 	freshness_rows()
 	webhook_rows()
+	feeds_rows()
 }
 # The webhook rows (scripts/bench.sh webhooks; the driver scripts/bench/webhooks).
 function webhook_rows(    p95, fast, slow) {
@@ -182,6 +183,19 @@ function webhook_rows(    p95, fast, slow) {
 	row("Webhooks", "the same with one endpoint answering after " f["wh_slow_seconds"] " s: the others",
 		sprintf("p95 %.2f s (without it %.2f s); every endpoint got every change: %s", slow, fast, f["wh_slow_complete"]),
 		"", sprintf("%+.2f s", slow - fast), "p95 of the others unmoved (≤ 5 s)", yn(slow <= 5 && f["wh_slow_complete"] == "true"))
+}
+# The feeds rows (issue 20; the driver scripts/bench/freshness -feed-samples).
+function feeds_rows(    p95) {
+	if (!("feeds_mirror_requests" in f)) return
+	row("Feeds", "requests to mirror both feeds from an empty copy (" thousands(f["feeds_mirror_items"]) " items)",
+		thousands(f["feeds_mirror_requests"]), "one per document: " thousands(f["feeds_mirror_items"]), "",
+		"≤ 210 at 100,000 classes", yn(f["feeds_mirror_requests"] + 0 <= 210))
+	row("Feeds", "requests to catch up after 100 classes changed (" f["feeds_catchup_items"] " items)",
+		f["feeds_catchup_requests"], "", "", "≤ 3", yn(f["feeds_catchup_requests"] + 0 <= 3))
+	p95 = f["feeds_commit_p95"] + 0
+	row("Feeds", "COMMIT of a change to one class to its item in the classes feed (" f["feeds_commit_samples"] " changes)",
+		sprintf("p50 %.2f s, p95 %.2f s, max %.2f s", f["feeds_commit_p50"], p95, f["feeds_commit_max"]), "", "",
+		"p95 ≤ 2 s", yn(p95 <= 2))
 }
 # The freshness rows (scripts/bench.sh freshness; the driver scripts/bench/freshness).
 function freshness_rows(    full, p95, n, c, r) {

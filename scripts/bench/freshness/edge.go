@@ -21,7 +21,12 @@ func newEdge(base, token string) *edge {
 
 // get returns the status and body of GET path.
 func (e *edge) get(ctx context.Context, path string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+path, nil)
+	return e.getURL(ctx, e.base+path)
+}
+
+// getURL returns the status and body of GET of an absolute URL (a feed's next).
+func (e *edge) getURL(ctx context.Context, abs string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, abs, nil)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -3,7 +3,7 @@
 // settings, and this program commits changes on the primary and polls the edge until it
 // answers with each one.
 //
-//	freshness -db URL -edge URL -token T [-rounds 5] [-burst 1000 -burst-seconds 10] [-builder-metrics URL]
+//	freshness -db URL -edge URL -token T [-rounds 5] [-burst 1000 -burst-seconds 10] [-builder-metrics URL] [-feed-samples N]
 //
 // The mix, repeated -rounds times (one change at a time, each waited for): a registration
 // added, the same one removed, a class's cost, its course renamed, the class hidden and
@@ -14,6 +14,10 @@
 // into capped classes, and measures the time from the last commit until the edge serves
 // every touched class's open seats as the database counts them, and how many builds
 // builder serve made meanwhile (from its /metrics).
+//
+// With -feed-samples N, the feeds (issue 20): the requests a partner's mirror takes to copy
+// both feeds from empty, and to catch up after 100 classes changed in one transaction, then N
+// times the time from COMMIT of one class's change to its item in the classes feed.
 //
 // It prints KEY=value lines for scripts/bench.sh.
 package main
@@ -39,7 +43,7 @@ func main() {
 
 type options struct {
 	db, edge, token, builderMetrics string
-	rounds, burst                   int
+	rounds, burst, feedSamples      int
 	burstFor, timeout               time.Duration
 }
 
@@ -52,6 +56,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.builderMetrics, "builder-metrics", "", "builder serve's /metrics URL, to count the burst's builds")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds of the change mix")
 	fs.IntVar(&o.burst, "burst", 1000, "registrations of the burst (0: no burst)")
+	fs.IntVar(&o.feedSamples, "feed-samples", 0, "changes timed from COMMIT to the classes feed (0: no feeds measurement)")
 	fs.DurationVar(&o.burstFor, "burst-seconds", 10*time.Second, "how long the burst's commits are spread over")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "the longest one change may take to be served")
 	if err := fs.Parse(args); err != nil {
@@ -72,7 +77,12 @@ func run(ctx context.Context, args []string) error {
 	}
 	report(lat)
 	if o.burst > 0 {
-		return burst(ctx, conn, e, o)
+		if err := burst(ctx, conn, e, o); err != nil {
+			return err
+		}
+	}
+	if o.feedSamples > 0 {
+		return feeds(ctx, conn, e, o)
 	}
 	return nil
 }
