@@ -75,6 +75,15 @@ function static_row(c, label,    rc, rn, ok) {
 		perf(c, "nginx", "req/s") "; " perf(c, "ceiling", "req/s"),
 		sprintf("edge/nginx %.2f; edge/ceiling %.2f", rn, rc), "edge/ceiling ≥ 0.9", yn(ok))
 }
+# feed_page_row: the first page of the classes feed (500 items) from the edge against nginx
+# serving the same bytes from a file (issue 20).
+function feed_page_row(    rn, p99) {
+	if (!(("feed-gzip" SUBSEP "edge" SUBSEP "rps") in acc)) return
+	rn = ratio("feed-gzip", "edge", "nginx"); p99 = med(acc["feed-gzip" SUBSEP "edge" SUBSEP "p99"])
+	row("Feeds", "GET /public/feeds/classes, a page of 500 items, gzip", perf("feed-gzip", "edge", "req/s"),
+		perf("feed-gzip", "nginx", "req/s"), sprintf("edge/nginx %.2f", rn), "edge/nginx ≥ 0.8; p99 ≤ 10 ms",
+		yn(rn + 0 >= 0.8 && p99 + 0 <= 10000 && errs["feed-gzip" SUBSEP "edge"] == 0))
+}
 # redis_row: class reads through the edge whose limit is in Redis against the same reads
 # through the edge with its limit in memory (issue 13), with the CPU Redis spent per request.
 function redis_row(c, label,    rr, p99, t) {
@@ -145,6 +154,7 @@ END {
 	static_row("courses-gzip", "GET /public/courses, gzip")
 	static_row("class-plain", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, identity")
 	static_row("class-gzip", "GET /public/class/{id} over " thousands(f["class_paths"]) " ids, gzip")
+	feed_page_row()
 	redis_row("class-gzip", "the same through an edge with its rate limit in Redis (edge.redis_url; Redis on core 1, with the load generator)")
 	search_row("edge", "class search mix (" f["search_cases"] " searches), concurrency " f["conns"] \
 		", the edge as configured (edge.search_cache " seconds(f["search_cache"]) " s)", 1)
