@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
@@ -191,10 +194,18 @@ func TestServePublishesEveryKindOfChange(t *testing.T) {
 			if b := first.Manifest.Build; b.Trigger != snapshot.TriggerStart || b.Incremental {
 				t.Errorf("first build = %+v, want a full build at start", b)
 			}
+			before := expectedDocs(t, cfg.Database.URL)
 			for _, c := range freshChanges {
 				began := time.Now()
 				buildertest.Exec(t, cfg.Database.URL, c.sql)
-				res := s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), c.name)
+				after := expectedDocs(t, cfg.Database.URL)
+				res := s.waitServed(t, cfg, after, c.name)
+				// The incremental build announces in the feeds exactly the courses and classes
+				// whose single read changed or went (D36), after the position before it.
+				if diff := cmp.Diff(feedDiff(before, after), res.Feed, cmpopts.IgnoreFields(publish.FeedChanges{}, "After")); diff != "" {
+					t.Errorf("%s: feed changes (-whole catalogue compared +announced):\n%s", c.name, diff)
+				}
+				before = after
 				b := res.Manifest.Build
 				if b.Trigger != snapshot.TriggerChange || !b.Incremental || b.Changed == 0 {
 					t.Errorf("%s: published by %+v, want an incremental build for the change", c.name, b)
@@ -204,6 +215,26 @@ func TestServePublishesEveryKindOfChange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// feedDiff is what the feeds must announce between two whole catalogues: the courses and
+// classes whose document differs or is gone, ascending.
+func feedDiff(before, after map[string]string) publish.FeedChanges {
+	var ch publish.FeedChanges
+	routes := maps.Clone(before)
+	maps.Copy(routes, after)
+	for _, route := range slices.Sorted(maps.Keys(routes)) {
+		kind, id, ok := snapshot.FeedRoute(route)
+		if !ok || before[route] == after[route] {
+			continue
+		}
+		if kind == snapshot.KindCourse {
+			ch.Courses = append(ch.Courses, id)
+		} else {
+			ch.Classes = append(ch.Classes, id)
+		}
+	}
+	return ch
 }
 
 // TestServeLosesNothingWhenItsConnectionIsKilled kills serve's LISTEN connection with

@@ -186,6 +186,22 @@ func TestOpenAPI(t *testing.T) {
 		{target: "/api/v2/public/popular", method: http.MethodDelete, status: 405},
 		{target: "/api/v2/public/popular", server: srvLimited, auth: "token", status: 429},
 		{target: "/api/v2/public/popular", server: srvNoSnap, auth: "token", status: 503},
+		{target: "/api/v2/public/feeds/courses", auth: "token", status: 200},
+		{target: "/api/v2/public/feeds/courses?afterChangeNumber=9007199254740991", auth: "token", status: 200}, // the last page
+		{target: "/api/v2/public/feeds/courses", auth: "token", header: map[string]string{"If-None-Match": etag}, status: 304},
+		{target: "/api/v2/public/feeds/courses?afterChangeNumber=x", auth: "token", status: 400},
+		{target: "/api/v2/public/feeds/courses", status: 401},
+		{target: "/api/v2/public/feeds/courses", method: http.MethodPut, status: 405},
+		{target: "/api/v2/public/feeds/courses", server: srvLimited, auth: "token", status: 429},
+		{target: "/api/v2/public/feeds/courses", server: srvNoSnap, auth: "token", status: 503},
+		{target: "/api/v2/public/feeds/classes", auth: "token", status: 200},
+		{target: "/api/v2/public/feeds/classes?afterChangeNumber=9007199254740991", auth: "token", status: 200}, // the last page
+		{target: "/api/v2/public/feeds/classes", auth: "token", header: map[string]string{"If-None-Match": etag}, status: 304},
+		{target: "/api/v2/public/feeds/classes?afterChangeNumber=x", auth: "token", status: 400},
+		{target: "/api/v2/public/feeds/classes", status: 401},
+		{target: "/api/v2/public/feeds/classes", method: http.MethodPut, status: 405},
+		{target: "/api/v2/public/feeds/classes", server: srvLimited, auth: "token", status: 429},
+		{target: "/api/v2/public/feeds/classes", server: srvNoSnap, auth: "token", status: 503},
 
 		{target: "/api/v2/public/classes", auth: "token", status: 200},
 		{target: "/api/v2/public/classes?search=weld&start=1-1-2027&end=12-31-2027&limit=1&page=2", auth: "token", status: 200},
