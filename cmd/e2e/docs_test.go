@@ -28,7 +28,7 @@ var docsOperations = []string{"/public/courses", "/public/popular", "/public/cla
 // docsGuide are pieces of the partner's guide (edge/openapi.json, info.description) as the
 // page must render them: headings, and a sentence of the token's section.
 var docsGuide = []string{"<h2>Getting started</h2>", "<h2>Rate limit</h2>", "<h2>Caching and conditional requests</h2>",
-	"<h2>Pagination</h2>", "Ask the provider's administrator for an API token for your application."}
+	"<h2>Pagination</h2>", "<h2>Feeds: everything that changed</h2>", "Ask the provider's administrator for an API token for your application."}
 
 // TestDocsPage loads {base_path}/docs from a real edge in headless Chromium, without a
 // token, with every host but the loopback address unresolvable (so the page works only
