@@ -78,6 +78,7 @@ func TestEdge(t *testing.T) {
 				{"revoke", f.testRevoke},
 				{"feeds validator", f.testFeedsValidator},
 				{"feeds README mirror", f.testREADMEMirror},
+				{"feeds README node", f.testREADMENode},
 				{"rebuild", f.testRebuild}, // last: it changes the data
 			} {
 				t.Run(s.name, s.test)

@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testREADMENode runs the README's Node.js lines that mirror the courses feed ("Mirroring
+// the catalogue", the js block) as written, with a line added after them that prints what
+// they hold: every course of the feed, each the course read's document.
+func (f *fixture) testREADMENode(t *testing.T) {
+	script := readmeBlock(t, "### Mirroring the catalogue", "```js") + "\nconsole.log(JSON.stringify(Object.fromEntries(copy)));\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mirror.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		nodeModules(t) // scripts/openapi.sh installs Node.js when it is missing
+		if node, err = exec.LookPath("node"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a mirror that never ends
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "mirror.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("README's Node.js mirror: %v\n%s", err, out)
+	}
+	var copied map[string]json.RawMessage
+	if err := json.Unmarshal(out, &copied); err != nil {
+		t.Fatalf("README's Node.js mirror printed %.300s: %v", out, err)
+	}
+	want := f.updatedIDs(t, "/public/feeds/courses")
+	got := map[int64]bool{}
+	for id, doc := range copied {
+		n, _ := strconv.ParseInt(id, 10, 64)
+		got[n] = true
+		if r := f.get(t, "/public/course/"+id); r.StatusCode != 200 || !jsonEqual(t, doc, r.Data) {
+			t.Errorf("the copy of course %s is %s; the course read gives %d %s", id, doc, r.StatusCode, r.Data)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the courses feed holds no course")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the copy's courses differ from the feed's (-feed +copy):\n%s", diff)
+	}
+}
+
+// updatedIDs walks a feed from path to its last page and returns the ids whose latest item
+// is updated.
+func (f *fixture) updatedIDs(t *testing.T, path string) map[int64]bool {
+	t.Helper()
+	ids := map[int64]bool{}
+	for range 1000 {
+		var page struct {
+			Next  string
+			Items []struct {
+				State string
+				ID    int64
+			}
+		}
+		if err := json.Unmarshal(f.get(t, path).Data, &page); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		for _, it := range page.Items {
+			ids[it.ID] = it.State == "updated"
+		}
+		if len(page.Items) == 0 {
+			break
+		}
+		path = strings.TrimPrefix(page.Next, f.edge.URL+base)
+	}
+	for id, updated := range ids {
+		if !updated {
+			delete(ids, id)
+		}
+	}
+	return ids
+}
