@@ -252,11 +252,6 @@ func TestOpenAPI(t *testing.T) {
 		{target: "/api/v2/openapi.json", header: map[string]string{"Accept-Encoding": "gzip"}, status: 200},
 		{target: "/api/v2/openapi.json", header: map[string]string{"If-None-Match": etag}, status: 304},
 		{target: "/api/v2/openapi.json", method: http.MethodPost, status: 405},
-		{target: "/healthz", status: 200},
-		{target: "/healthz", method: http.MethodPost, status: 405},
-		{target: "/readyz", status: 200},
-		{target: "/readyz", server: srvNoSnap, status: 503},
-		{target: "/readyz", method: http.MethodPut, status: 405},
 
 		// HEAD answers like GET without a body; kin-openapi skips HEAD, so checkHeaders does it.
 		{target: "/api/v2/public/classes", method: http.MethodHead, auth: "token", status: 200},
@@ -527,4 +522,34 @@ func fixedBody(doc *openapi3.T, rec *httptest.ResponseRecorder) error {
 		return fmt.Errorf("the body is not the example of the documented %s response (-example +body):\n%s", name, diff)
 	}
 	return nil
+}
+
+// TestOpenAPIOneServer: every operation of the document is under its one server, the base
+// path. hey-api and orval ignore a path's or an operation's own servers and would call it
+// under the base path (issue 23, 13): the probes, which live outside it (D26), are not in
+// the document.
+func TestOpenAPIOneServer(t *testing.T) {
+	b, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range doc.Paths {
+		for field, v := range item {
+			if field == "servers" {
+				t.Errorf("%s has servers of its own", path)
+			}
+			var op struct {
+				Servers json.RawMessage `json:"servers"`
+			}
+			if json.Unmarshal(v, &op) == nil && op.Servers != nil {
+				t.Errorf("%s %s has servers of its own", field, path)
+			}
+		}
+	}
 }

@@ -49,16 +49,6 @@ func (f *fixture) testGeneratedClient(t *testing.T) {
 	if ok(t, "getOpenAPI", doc.StatusCode(), doc.Body, doc.JSON200, err) && doc.JSON200.Openapi != "3.1.0" {
 		t.Errorf("getOpenAPI: openapi %q, want 3.1.0", doc.JSON200.Openapi)
 	}
-	// The probes live outside the base path: their paths are relative to the server root.
-	root := f.apiClient(t, "", "")
-	health, err := root.GetHealthWithResponse(ctx)
-	if ok(t, "getHealth", health.StatusCode(), health.Body, health.JSON200, err) && health.JSON200.Status != "ok" {
-		t.Errorf("getHealth: status %q, want ok", health.JSON200.Status)
-	}
-	ready, err := root.GetReadinessWithResponse(ctx)
-	if ok(t, "getReadiness", ready.StatusCode(), ready.Body, ready.JSON200, err) && ready.JSON200.Snapshot != f.snapshot {
-		t.Errorf("getReadiness: snapshot %q, want %q", ready.JSON200.Snapshot, f.snapshot)
-	}
 }
 
 // clientSearch pages through the Yoga classes (51 from @+100 on) with both searches, past

@@ -16,6 +16,72 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ClassFeedItemKind.
+const (
+	Class ClassFeedItemKind = "Class"
+)
+
+// Valid indicates whether the value is a known member of the ClassFeedItemKind enum.
+func (e ClassFeedItemKind) Valid() bool {
+	switch e {
+	case Class:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClassFeedItemState.
+const (
+	ClassFeedItemStateDeleted ClassFeedItemState = "deleted"
+	ClassFeedItemStateUpdated ClassFeedItemState = "updated"
+)
+
+// Valid indicates whether the value is a known member of the ClassFeedItemState enum.
+func (e ClassFeedItemState) Valid() bool {
+	switch e {
+	case ClassFeedItemStateDeleted:
+		return true
+	case ClassFeedItemStateUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CourseFeedItemKind.
+const (
+	CourseFeedItemKindCourse CourseFeedItemKind = "Course"
+)
+
+// Valid indicates whether the value is a known member of the CourseFeedItemKind enum.
+func (e CourseFeedItemKind) Valid() bool {
+	switch e {
+	case CourseFeedItemKindCourse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CourseFeedItemState.
+const (
+	CourseFeedItemStateDeleted CourseFeedItemState = "deleted"
+	CourseFeedItemStateUpdated CourseFeedItemState = "updated"
+)
+
+// Valid indicates whether the value is a known member of the CourseFeedItemState enum.
+func (e CourseFeedItemState) Valid() bool {
+	switch e {
+	case CourseFeedItemStateDeleted:
+		return true
+	case CourseFeedItemStateUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CourseType.
 const (
 	CourseTypeBlended        CourseType = "Blended"
@@ -37,21 +103,6 @@ func (e CourseType) Valid() bool {
 	}
 }
 
-// Defines values for HealthStatus.
-const (
-	HealthStatusOk HealthStatus = "ok"
-)
-
-// Valid indicates whether the value is a known member of the HealthStatus enum.
-func (e HealthStatus) Valid() bool {
-	switch e {
-	case HealthStatusOk:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for OnlineLocation.
 const (
 	OnlineLocationOnline OnlineLocation = "online"
@@ -61,21 +112,6 @@ const (
 func (e OnlineLocation) Valid() bool {
 	switch e {
 	case OnlineLocationOnline:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ReadyStatus.
-const (
-	ReadyStatusOk ReadyStatus = "ok"
-)
-
-// Valid indicates whether the value is a known member of the ReadyStatus enum.
-func (e ReadyStatus) Valid() bool {
-	switch e {
-	case ReadyStatusOk:
 		return true
 	default:
 		return false
@@ -125,6 +161,39 @@ type ClassDetail_Location struct {
 	union json.RawMessage
 }
 
+// ClassFeedItem defines model for ClassFeedItem.
+type ClassFeedItem struct {
+	// Data One class in full. It carries no class id.
+	Data *ClassDetail `json:"data,omitempty"`
+
+	// Id The class id, as in /public/class/{id}.
+	Id   int64             `json:"id"`
+	Kind ClassFeedItemKind `json:"kind"`
+
+	// Modified The change number: unique, increasing, at most 2^53-1.
+	Modified int64 `json:"modified"`
+
+	// State `updated`: served, with its document in data; `deleted`: no longer served (removed, not public, or its course not public), without data.
+	State ClassFeedItemState `json:"state"`
+}
+
+// ClassFeedItemKind defines model for ClassFeedItem.Kind.
+type ClassFeedItemKind string
+
+// ClassFeedItemState `updated`: served, with its document in data; `deleted`: no longer served (removed, not public, or its course not public), without data.
+type ClassFeedItemState string
+
+// ClassFeedPage One RPDE page of the class feed.
+type ClassFeedPage struct {
+	Items []ClassFeedItem `json:"items"`
+
+	// License The license of the data (feeds.license).
+	License string `json:"license"`
+
+	// Next The absolute URL of the next page: this feed after the last item's `modified`; the last page's own URL when it has no items.
+	Next string `json:"next"`
+}
+
 // Cost The class's price: an integer in the unit the provider defines (which currency, and whether whole units or cents, is the provider's to say), passed through unchanged. Unlike `down_payment`, it is not necessarily in cents.
 type Cost = int
 
@@ -137,6 +206,39 @@ type Course struct {
 
 	// Type A course's type; a class has its course's type.
 	Type CourseType `json:"type"`
+}
+
+// CourseFeedItem defines model for CourseFeedItem.
+type CourseFeedItem struct {
+	// Data One course.
+	Data *Course `json:"data,omitempty"`
+
+	// Id The course id, as in /public/course/{id}.
+	Id   int64              `json:"id"`
+	Kind CourseFeedItemKind `json:"kind"`
+
+	// Modified The change number: unique, increasing, at most 2^53-1.
+	Modified int64 `json:"modified"`
+
+	// State `updated`: served, with its document in data; `deleted`: no longer served (removed, not public, or its course not public), without data.
+	State CourseFeedItemState `json:"state"`
+}
+
+// CourseFeedItemKind defines model for CourseFeedItem.Kind.
+type CourseFeedItemKind string
+
+// CourseFeedItemState `updated`: served, with its document in data; `deleted`: no longer served (removed, not public, or its course not public), without data.
+type CourseFeedItemState string
+
+// CourseFeedPage One RPDE page of the course feed.
+type CourseFeedPage struct {
+	Items []CourseFeedItem `json:"items"`
+
+	// License The license of the data (feeds.license).
+	License string `json:"license"`
+
+	// Next The absolute URL of the next page: this feed after the last item's `modified`; the last page's own URL when it has no items.
+	Next string `json:"next"`
 }
 
 // CourseList The whole catalogue, one entry per public course.
@@ -169,14 +271,6 @@ type Error struct {
 //
 // Examples: 01-31-2027, 1-5-2027, invalid date
 type FilterDate = string
-
-// Health The liveness answer.
-type Health struct {
-	Status HealthStatus `json:"status"`
-}
-
-// HealthStatus defines model for Health.Status.
-type HealthStatus string
 
 // Location Where a class in a room takes place: the room and its site. Every field is null when no room is assigned yet.
 type Location struct {
@@ -245,16 +339,6 @@ type PopularUpcomingClass struct {
 	// Start A calendar date in a response, `YYYY-MM-DD` (filters take `MM-DD-YYYY`).
 	Start Date `json:"start"`
 }
-
-// Ready The readiness answer.
-type Ready struct {
-	// Snapshot Id of the snapshot being served.
-	Snapshot string      `json:"snapshot"`
-	Status   ReadyStatus `json:"status"`
-}
-
-// ReadyStatus defines model for Ready.Status.
-type ReadyStatus string
 
 // SearchItem A class in the search results. Unlike everywhere else, its ids are strings.
 type SearchItem struct {
@@ -333,6 +417,9 @@ type UpcomingClass struct {
 	Type CourseType `json:"type"`
 }
 
+// AfterChangeNumberQuery defines model for AfterChangeNumberQuery.
+type AfterChangeNumberQuery = int64
+
 // ClassIdPath defines model for ClassIdPath.
 type ClassIdPath = int64
 
@@ -368,6 +455,9 @@ type TypeBrackets = []CourseType
 
 // TypeQuery defines model for TypeQuery.
 type TypeQuery = []CourseType
+
+// BadAfterChangeNumber Every error body.
+type BadAfterChangeNumber = Error
 
 // BadDate Every error body.
 type BadDate = Error
@@ -445,6 +535,18 @@ type ListCoursesParams struct {
 
 	// TypeBrackets The same as `type`, in the bracket form (`type[]=Online&type[]=Blended`; `type[0]=...` is accepted too).
 	TypeBrackets *TypeBrackets `form:"type[],omitempty" json:"type[],omitempty"`
+}
+
+// ClassFeedParams defines parameters for ClassFeed.
+type ClassFeedParams struct {
+	// AfterChangeNumber The position to read after: the `modified` of the last item read (what `next` carries). Absent or empty: from the start. Any integer is a valid position, a change number or not; one that is not an integer is 400.
+	AfterChangeNumber *AfterChangeNumberQuery `form:"afterChangeNumber,omitempty" json:"afterChangeNumber,omitempty"`
+}
+
+// CourseFeedParams defines parameters for CourseFeed.
+type CourseFeedParams struct {
+	// AfterChangeNumber The position to read after: the `modified` of the last item read (what `next` carries). Absent or empty: from the start. Any integer is a valid position, a change number or not; one that is not an integer is 400.
+	AfterChangeNumber *AfterChangeNumberQuery `form:"afterChangeNumber,omitempty" json:"afterChangeNumber,omitempty"`
 }
 
 // Getter for additional properties for OpenAPIDocument. Returns the specified
@@ -679,13 +781,6 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// GetHealth Liveness: the process is up
-	//
-	// 200 whenever the process can answer, for a load balancer's or orchestrator's liveness probe. No token needed.
-	//
-	// Corresponds with GET /healthz (the `GetHealth` operationId).
-	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// GetOpenAPI This description
 	//
 	// The OpenAPI 3.1 document of this API, with this server's base path in `servers`. No token needed, so that client generators can fetch it. Send its ETag back in If-None-Match to hear 304 while it is unchanged.
@@ -728,36 +823,26 @@ type ClientInterface interface {
 	// Corresponds with GET /public/courses (the `ListCourses` operationId).
 	ListCourses(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ClassFeed RPDE feed of every public classe: mirror the catalogue and follow its changes
+	//
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	//
+	// Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
+	ClassFeed(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CourseFeed RPDE feed of every public course: mirror the catalogue and follow its changes
+	//
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	//
+	// Corresponds with GET /public/feeds/courses (the `CourseFeed` operationId).
+	CourseFeed(ctx context.Context, params *CourseFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPopularCourses The three most-registered courses
 	//
 	// The public courses with the most registrations of all time (ties: name case-insensitively, then id), each with its next upcoming public class. A bare array of at most three courses.
 	//
 	// Corresponds with GET /public/popular (the `ListPopularCourses` operationId).
 	ListPopularCourses(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// GetReadiness Readiness: the edge can serve requests
-	//
-	// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
-	//
-	// Corresponds with GET /readyz (the `GetReadiness` operationId).
-	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-}
-
-// GetHealth Liveness: the process is up
-//
-// 200 whenever the process can answer, for a load balancer's or orchestrator's liveness probe. No token needed.
-//
-// Corresponds with GET /healthz (the `GetHealth` operationId).
-func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetHealthRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
 }
 
 // GetOpenAPI This description
@@ -862,6 +947,40 @@ func (c *Client) ListCourses(ctx context.Context, params *ListCoursesParams, req
 	return c.Client.Do(req)
 }
 
+// ClassFeed RPDE feed of every public classe: mirror the catalogue and follow its changes
+//
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+//
+// Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
+func (c *Client) ClassFeed(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClassFeedRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CourseFeed RPDE feed of every public course: mirror the catalogue and follow its changes
+//
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+//
+// Corresponds with GET /public/feeds/courses (the `CourseFeed` operationId).
+func (c *Client) CourseFeed(ctx context.Context, params *CourseFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCourseFeedRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListPopularCourses The three most-registered courses
 //
 // The public courses with the most registrations of all time (ties: name case-insensitively, then id), each with its next upcoming public class. A bare array of at most three courses.
@@ -877,50 +996,6 @@ func (c *Client) ListPopularCourses(ctx context.Context, reqEditors ...RequestEd
 		return nil, err
 	}
 	return c.Client.Do(req)
-}
-
-// GetReadiness Readiness: the edge can serve requests
-//
-// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
-//
-// Corresponds with GET /readyz (the `GetReadiness` operationId).
-func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetReadinessRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// NewGetHealthRequest constructs an http.Request for the GetHealth method
-func NewGetHealthRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/healthz")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
 }
 
 // NewGetOpenAPIRequest constructs an http.Request for the GetOpenAPI method
@@ -1319,8 +1394,8 @@ func NewListCoursesRequest(server string, params *ListCoursesParams) (*http.Requ
 	return req, nil
 }
 
-// NewListPopularCoursesRequest constructs an http.Request for the ListPopularCourses method
-func NewListPopularCoursesRequest(server string) (*http.Request, error) {
+// NewClassFeedRequest constructs an http.Request for the ClassFeed method
+func NewClassFeedRequest(server string, params *ClassFeedParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1328,7 +1403,7 @@ func NewListPopularCoursesRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
-	operationPath := fmt.Sprintf("/public/popular")
+	operationPath := fmt.Sprintf("/public/feeds/classes")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1336,6 +1411,33 @@ func NewListPopularCoursesRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AfterChangeNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "afterChangeNumber", *params.AfterChangeNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -1346,8 +1448,8 @@ func NewListPopularCoursesRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
-// NewGetReadinessRequest constructs an http.Request for the GetReadiness method
-func NewGetReadinessRequest(server string) (*http.Request, error) {
+// NewCourseFeedRequest constructs an http.Request for the CourseFeed method
+func NewCourseFeedRequest(server string, params *CourseFeedParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1355,7 +1457,61 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
-	operationPath := fmt.Sprintf("/readyz")
+	operationPath := fmt.Sprintf("/public/feeds/courses")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AfterChangeNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "afterChangeNumber", *params.AfterChangeNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListPopularCoursesRequest constructs an http.Request for the ListPopularCourses method
+func NewListPopularCoursesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/public/popular")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1417,15 +1573,6 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// GetHealthWithResponse Liveness: the process is up
-	//
-	// 200 whenever the process can answer, for a load balancer's or orchestrator's liveness probe. No token needed.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /healthz (the `GetHealth` operationId).
-	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
-
 	// GetOpenAPIWithResponse This description
 	//
 	// The OpenAPI 3.1 document of this API, with this server's base path in `servers`. No token needed, so that client generators can fetch it. Send its ETag back in If-None-Match to hear 304 while it is unchanged.
@@ -1480,6 +1627,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /public/courses (the `ListCourses` operationId).
 	ListCoursesWithResponse(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*ListCoursesResponse, error)
 
+	// ClassFeedWithResponse RPDE feed of every public classe: mirror the catalogue and follow its changes
+	//
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
+	ClassFeedWithResponse(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*ClassFeedResponse, error)
+
+	// CourseFeedWithResponse RPDE feed of every public course: mirror the catalogue and follow its changes
+	//
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /public/feeds/courses (the `CourseFeed` operationId).
+	CourseFeedWithResponse(ctx context.Context, params *CourseFeedParams, reqEditors ...RequestEditorFn) (*CourseFeedResponse, error)
+
 	// ListPopularCoursesWithResponse The three most-registered courses
 	//
 	// The public courses with the most registrations of all time (ties: name case-insensitively, then id), each with its next upcoming public class. A bare array of at most three courses.
@@ -1488,78 +1653,6 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /public/popular (the `ListPopularCourses` operationId).
 	ListPopularCoursesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPopularCoursesResponse, error)
-
-	// GetReadinessWithResponse Readiness: the edge can serve requests
-	//
-	// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /readyz (the `GetReadiness` operationId).
-	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
-}
-
-// GetHealthResponse200Headers the declared response headers of an HTTP 200 response for GetHealth
-type GetHealthResponse200Headers struct {
-	CacheControl string
-}
-
-// GetHealthResponse405Headers the declared response headers of an HTTP 405 response for GetHealth
-type GetHealthResponse405Headers struct {
-	Allow        string
-	CacheControl string
-}
-
-type GetHealthResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Health
-	// JSON405 the response for an HTTP 405 `application/json` response
-	JSON405 *MethodNotAllowed
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetHealthResponse200Headers
-	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *GetHealthResponse405Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetHealthResponse) GetJSON200() *Health {
-	return r.JSON200
-}
-
-// GetJSON405 returns the response for an HTTP 405 `application/json` response
-func (r GetHealthResponse) GetJSON405() *MethodNotAllowed {
-	return r.JSON405
-}
-
-// GetBody returns the raw response body bytes
-func (r GetHealthResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r GetHealthResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r GetHealthResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetHealthResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
 }
 
 // GetOpenAPIResponse200Headers the declared response headers of an HTTP 200 response for GetOpenAPI
@@ -2377,6 +2470,294 @@ func (r ListCoursesResponse) ContentType() string {
 	return ""
 }
 
+// ClassFeedResponse200Headers the declared response headers of an HTTP 200 response for ClassFeed
+type ClassFeedResponse200Headers struct {
+	CacheControl        string
+	ETag                string
+	Vary                string
+	XCatalogueSnapshot  string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+}
+
+// ClassFeedResponse304Headers the declared response headers of an HTTP 304 response for ClassFeed
+type ClassFeedResponse304Headers struct {
+	CacheControl        string
+	ETag                string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+}
+
+// ClassFeedResponse400Headers the declared response headers of an HTTP 400 response for ClassFeed
+type ClassFeedResponse400Headers struct {
+	CacheControl        string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+}
+
+// ClassFeedResponse401Headers the declared response headers of an HTTP 401 response for ClassFeed
+type ClassFeedResponse401Headers struct {
+	CacheControl    string
+	WWWAuthenticate string
+}
+
+// ClassFeedResponse405Headers the declared response headers of an HTTP 405 response for ClassFeed
+type ClassFeedResponse405Headers struct {
+	Allow        string
+	CacheControl string
+}
+
+// ClassFeedResponse429Headers the declared response headers of an HTTP 429 response for ClassFeed
+type ClassFeedResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+}
+
+// ClassFeedResponse503Headers the declared response headers of an HTTP 503 response for ClassFeed
+type ClassFeedResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ClassFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClassFeedPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadAfterChangeNumber
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClassFeedResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ClassFeedResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ClassFeedResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ClassFeedResponse401Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ClassFeedResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClassFeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClassFeedResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClassFeedResponse) GetJSON200() *ClassFeedPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClassFeedResponse) GetJSON400() *BadAfterChangeNumber {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClassFeedResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ClassFeedResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClassFeedResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClassFeedResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ClassFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClassFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClassFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClassFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CourseFeedResponse200Headers the declared response headers of an HTTP 200 response for CourseFeed
+type CourseFeedResponse200Headers struct {
+	CacheControl        string
+	ETag                string
+	Vary                string
+	XCatalogueSnapshot  string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+}
+
+// CourseFeedResponse304Headers the declared response headers of an HTTP 304 response for CourseFeed
+type CourseFeedResponse304Headers struct {
+	CacheControl        string
+	ETag                string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+}
+
+// CourseFeedResponse400Headers the declared response headers of an HTTP 400 response for CourseFeed
+type CourseFeedResponse400Headers struct {
+	CacheControl        string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+}
+
+// CourseFeedResponse401Headers the declared response headers of an HTTP 401 response for CourseFeed
+type CourseFeedResponse401Headers struct {
+	CacheControl    string
+	WWWAuthenticate string
+}
+
+// CourseFeedResponse405Headers the declared response headers of an HTTP 405 response for CourseFeed
+type CourseFeedResponse405Headers struct {
+	Allow        string
+	CacheControl string
+}
+
+// CourseFeedResponse429Headers the declared response headers of an HTTP 429 response for CourseFeed
+type CourseFeedResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+}
+
+// CourseFeedResponse503Headers the declared response headers of an HTTP 503 response for CourseFeed
+type CourseFeedResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type CourseFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CourseFeedPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadAfterChangeNumber
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CourseFeedResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *CourseFeedResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CourseFeedResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CourseFeedResponse401Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CourseFeedResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CourseFeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CourseFeedResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CourseFeedResponse) GetJSON200() *CourseFeedPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CourseFeedResponse) GetJSON400() *BadAfterChangeNumber {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CourseFeedResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r CourseFeedResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CourseFeedResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CourseFeedResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CourseFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CourseFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CourseFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CourseFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListPopularCoursesResponse200Headers the declared response headers of an HTTP 200 response for ListPopularCourses
 type ListPopularCoursesResponse200Headers struct {
 	CacheControl        string
@@ -2505,101 +2886,6 @@ func (r ListPopularCoursesResponse) ContentType() string {
 	return ""
 }
 
-// GetReadinessResponse200Headers the declared response headers of an HTTP 200 response for GetReadiness
-type GetReadinessResponse200Headers struct {
-	CacheControl string
-}
-
-// GetReadinessResponse405Headers the declared response headers of an HTTP 405 response for GetReadiness
-type GetReadinessResponse405Headers struct {
-	Allow        string
-	CacheControl string
-}
-
-// GetReadinessResponse503Headers the declared response headers of an HTTP 503 response for GetReadiness
-type GetReadinessResponse503Headers struct {
-	CacheControl        string
-	RetryAfter          *int
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-}
-
-type GetReadinessResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Ready
-	// JSON405 the response for an HTTP 405 `application/json` response
-	JSON405 *MethodNotAllowed
-	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetReadinessResponse200Headers
-	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *GetReadinessResponse405Headers
-	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *GetReadinessResponse503Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetReadinessResponse) GetJSON200() *Ready {
-	return r.JSON200
-}
-
-// GetJSON405 returns the response for an HTTP 405 `application/json` response
-func (r GetReadinessResponse) GetJSON405() *MethodNotAllowed {
-	return r.JSON405
-}
-
-// GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r GetReadinessResponse) GetJSON503() *Unavailable {
-	return r.JSON503
-}
-
-// GetBody returns the raw response body bytes
-func (r GetReadinessResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r GetReadinessResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r GetReadinessResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetReadinessResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// GetHealthWithResponse Liveness: the process is up
-//
-// 200 whenever the process can answer, for a load balancer's or orchestrator's liveness probe. No token needed.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /healthz (the `GetHealth` operationId).
-func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error) {
-	rsp, err := c.GetHealth(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGetHealthResponse(rsp)
-}
-
 // GetOpenAPIWithResponse This description
 //
 // The OpenAPI 3.1 document of this API, with this server's base path in `servers`. No token needed, so that client generators can fetch it. Send its ETag back in If-None-Match to hear 304 while it is unchanged.
@@ -2690,6 +2976,36 @@ func (c *ClientWithResponses) ListCoursesWithResponse(ctx context.Context, param
 	return ParseListCoursesResponse(rsp)
 }
 
+// ClassFeedWithResponse RPDE feed of every public classe: mirror the catalogue and follow its changes
+//
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
+func (c *ClientWithResponses) ClassFeedWithResponse(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*ClassFeedResponse, error) {
+	rsp, err := c.ClassFeed(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClassFeedResponse(rsp)
+}
+
+// CourseFeedWithResponse RPDE feed of every public course: mirror the catalogue and follow its changes
+//
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /public/feeds/courses (the `CourseFeed` operationId).
+func (c *ClientWithResponses) CourseFeedWithResponse(ctx context.Context, params *CourseFeedParams, reqEditors ...RequestEditorFn) (*CourseFeedResponse, error) {
+	rsp, err := c.CourseFeed(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCourseFeedResponse(rsp)
+}
+
 // ListPopularCoursesWithResponse The three most-registered courses
 //
 // The public courses with the most registrations of all time (ties: name case-insensitively, then id), each with its next upcoming public class. A bare array of at most three courses.
@@ -2703,84 +3019,6 @@ func (c *ClientWithResponses) ListPopularCoursesWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseListPopularCoursesResponse(rsp)
-}
-
-// GetReadinessWithResponse Readiness: the edge can serve requests
-//
-// 200 with the id of the snapshot being served once a snapshot and the API token set are loaded, 503 before. No token needed.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /readyz (the `GetReadiness` operationId).
-func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error) {
-	rsp, err := c.GetReadiness(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGetReadinessResponse(rsp)
-}
-
-// ParseGetHealthResponse parses an HTTP response from a GetHealthWithResponse call
-func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &GetHealthResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Health
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
-		var dest MethodNotAllowed
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON405 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers GetHealthResponse200Headers
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 405:
-		var headers GetHealthResponse405Headers
-		if values := rsp.Header.Values("Allow"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Allow = value
-		}
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		response.Headers405 = &headers
-	}
-
-	return response, nil
 }
 
 // ParseGetOpenAPIResponse parses an HTTP response from a GetOpenAPIWithResponse call
@@ -4213,6 +4451,546 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 	return response, nil
 }
 
+// ParseClassFeedResponse parses an HTTP response from a ClassFeedWithResponse call
+func ParseClassFeedResponse(rsp *http.Response) (*ClassFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClassFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClassFeedPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadAfterChangeNumber
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClassFeedResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-Catalogue-Snapshot"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Catalogue-Snapshot", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCatalogueSnapshot = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ClassFeedResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ClassFeedResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ClassFeedResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 405:
+		var headers ClassFeedResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClassFeedResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClassFeedResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCourseFeedResponse parses an HTTP response from a CourseFeedWithResponse call
+func ParseCourseFeedResponse(rsp *http.Response) (*CourseFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CourseFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CourseFeedPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadAfterChangeNumber
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CourseFeedResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-Catalogue-Snapshot"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Catalogue-Snapshot", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCatalogueSnapshot = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers CourseFeedResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers CourseFeedResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CourseFeedResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 405:
+		var headers CourseFeedResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers CourseFeedResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CourseFeedResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListPopularCoursesResponse parses an HTTP response from a ListPopularCoursesWithResponse call
 func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4418,107 +5196,6 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPopularCoursesResponse503Headers
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RetryAfter = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		response.Headers503 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseGetReadinessResponse parses an HTTP response from a GetReadinessWithResponse call
-func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &GetReadinessResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Ready
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
-		var dest MethodNotAllowed
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON405 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON503 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers GetReadinessResponse200Headers
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 405:
-		var headers GetReadinessResponse405Headers
-		if values := rsp.Header.Values("Allow"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Allow = value
-		}
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = value
-		}
-		response.Headers405 = &headers
-	case rsp.StatusCode == 503:
-		var headers GetReadinessResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
