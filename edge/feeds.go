@@ -96,10 +96,16 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, kind, ne
 		res.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	body := appendFeedPage(make([]byte, 0, feedPageCap(items)), kind, next, s.license, items)
+	var body []byte
 	if gz {
-		body = gzipbody.Append(make([]byte, 0, len(body)/4+64), body)
 		h["Content-Encoding"] = hdrGzip
+		if body = s.feedPages.get(snap.ID(), etag); body == nil {
+			page := appendFeedPage(make([]byte, 0, feedPageCap(items)), kind, next, s.license, items)
+			body = gzipbody.Append(make([]byte, 0, len(page)/4+64), page)
+			s.feedPages.put(snap.ID(), etag, body)
+		}
+	} else {
+		body = appendFeedPage(make([]byte, 0, feedPageCap(items)), kind, next, s.license, items)
 	}
 	h["Content-Type"] = hdrJSON
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}

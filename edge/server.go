@@ -89,7 +89,8 @@ type Server struct {
 	license            string   // feeds.license, named by every feed page (D35)
 	// proxies are edge.trusted_proxies, whose X-Forwarded-Proto and -Host the feeds'
 	// URLs believe (D37).
-	proxies []netip.Prefix
+	proxies   []netip.Prefix
+	feedPages feedPages // the gzip feed pages of the snapshot served
 }
 
 // New builds a server; it does not start background work or listen.
