@@ -35,9 +35,23 @@ var feedIDs = map[string][]int64{"course": {1, 2, 3, 4, 5}, "class": {10, 11, 20
 // class, a deleted one, a renamed room and a registration are published, a walk from the
 // previous walk's last next holds exactly the documents whose single read changed: the
 // ones served with their new body, the others deleted.
+// It runs on both stores, as the edge's snapshot tests do: the second snapshot may load as a
+// delta from either.
 func TestFeedsOfBuiltCatalogue(t *testing.T) {
+	for name := range buildertest.Stores(t) {
+		t.Run(name, func(t *testing.T) { testFeedsOfBuiltCatalogue(t, name) })
+	}
+}
+
+func testFeedsOfBuiltCatalogue(t *testing.T, storeName string) {
 	ctx := context.Background()
 	b := buildCatalogue(t, openAPISeed, "feeds test", openAPINow)
+	if storeName == "s3" { // buildCatalogue published into a local store
+		b.cfg.Store = buildertest.NewS3Store(t)
+		if _, err := builder.Run(ctx, b.cfg, builder.RunOptions{Now: func() time.Time { return openAPINow }, Logger: quiet}); err != nil {
+			t.Fatalf("build the snapshot: %v", err)
+		}
+	}
 	b.cfg.Edge.PollInterval = 50 * time.Millisecond
 	s, err := edge.New(edge.Options{Config: b.cfg, Store: openTestStore(t, b.cfg.Store), Replica: b.pool,
 		Templates: templates.MustDefault(), Logger: quiet, Now: func() time.Time { return openAPINow }})
