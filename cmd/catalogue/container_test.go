@@ -20,9 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 )
 
 // TestContainer runs the image as an operator would: make image's script builds it (twice:
@@ -74,7 +73,7 @@ INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUE
 	port := freePort(t)
 	conf := t.TempDir()
 	writeFile(t, filepath.Join(conf, "catalogue.yaml"), fmt.Sprintf(edgeConfig, port))
-	writeFile(t, filepath.Join(conf, "templates", "search.sql"), slowSearch)
+	writeFile(t, filepath.Join(conf, "templates", "search.sql"), cmdtest.SlowSearch)
 	volume := "catalogue-test-cache-" + randomHex(4)
 	t.Cleanup(func() { _, _ = docker(context.Background(), "volume", "rm", "-f", volume) })
 	edge := startContainer(t, append(run, "--stop-timeout", "30",
@@ -141,7 +140,7 @@ func drains(t *testing.T, base, token, db, edge string) {
 			results <- result{status: resp.StatusCode, body: string(b), err: err}
 		})
 	}
-	waitSleeping(t, db, inFlight)
+	cmdtest.WaitSleeping(t, db, inFlight)
 	start := time.Now()
 	if out, err := docker(t.Context(), "stop", "-t", "30", edge); err != nil {
 		t.Fatalf("docker stop %s: %v\n%s", edge, err, out)
@@ -194,21 +193,6 @@ edge:
   search_timeout: 30s
   search_cache: 0s
   search_index: false
-`
-
-// slowSearch replaces the class search (templates/search.sql) so that searches are in flight
-// long enough to be caught by the SIGTERM: class 150 after 1.5 s, whatever the filters. It
-// takes the eight arguments the edge passes and returns the same columns.
-const slowSearch = `-- search.sql for the container test: class 150 after 1.5 s, ignoring the filters.
-SELECT cl.id, cl.course_id, co.name AS course, cl.start_date, cl.end_date, co.type,
-       NULL::text AS city, NULL::text AS state, cl.cost, NULL::bigint AS available_seats,
-       1::bigint AS total
-FROM classes cl
-JOIN courses co ON co.id = cl.course_id
-CROSS JOIN pg_sleep(1.5)
-WHERE cl.id = 150
-  AND $1::date IS NOT NULL AND ($2::date IS NULL OR $3::date IS NULL OR $4::date IS NULL
-  OR $5::text IS NULL OR $6::bigint IS NULL OR $7::bigint > 0 OR $8::bigint >= 0)
 `
 
 // requireDocker makes sure a Docker engine answers: under CATALOGUE_TEST_REQUIRE it runs
@@ -325,31 +309,6 @@ func get(t *testing.T, url, token string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
-}
-
-// waitSleeping waits until n queries of the test's database are in the slow search's
-// pg_sleep, that is until n searches are in flight in the edge.
-func waitSleeping(t *testing.T, dbURL string, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(context.Background())
-	for {
-		var sleeping int
-		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid()`).Scan(&sleeping)
-		if err != nil {
-			t.Fatalf("count searches in flight (want %d): %v", n, err)
-		}
-		if sleeping >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond) // polling another process's progress
-	}
 }
 
 // docker runs the docker client, bounded at 5 minutes, and returns its stdout and stderr.

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"io"
 	"maps"
 	"net/http"
@@ -12,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 )
@@ -83,26 +80,11 @@ func (f *fixture) testNotReady(t *testing.T) {
 	}
 }
 
-// slowSearch replaces the class search for testGracefulShutdown: after a pause it returns
-// class 150 as the only match, whatever the filters. It takes the eight arguments the edge
-// passes (see templates/search.sql) and returns the same columns.
-const slowSearch = `-- search.sql for the shutdown test: class 150 after 1.5 s, ignoring the filters.
-SELECT cl.id, cl.course_id, co.name AS course, cl.start_date, cl.end_date, co.type,
-       NULL::text AS city, NULL::text AS state, cl.cost, NULL::bigint AS available_seats,
-       1::bigint AS total
-FROM catalogue_classes cl
-JOIN catalogue_courses co ON co.id = cl.course_id
-CROSS JOIN pg_sleep(1.5)
-WHERE cl.id = 150
-  AND $1::date IS NOT NULL AND ($2::date IS NULL OR $3::date IS NULL OR $4::date IS NULL
-  OR $5::text IS NULL OR $6::bigint IS NULL OR $7::bigint > 0 OR $8::bigint >= 0)
-`
-
 // testGracefulShutdown sends SIGTERM to an edge while searches are in flight: each gets its
 // whole answer, and the edge exits 0.
 func (f *fixture) testGracefulShutdown(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "search.sql"), []byte(slowSearch), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "search.sql"), []byte(cmdtest.SlowSearch), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d := f.env.StartEdge(t, map[string]string{
@@ -137,7 +119,7 @@ func (f *fixture) testGracefulShutdown(t *testing.T) {
 			results <- result{status: resp.StatusCode, body: string(b), err: err}
 		})
 	}
-	waitSleeping(t, f.env.DatabaseURL, inFlight)
+	cmdtest.WaitSleeping(t, f.env.DatabaseURL, inFlight)
 	d.Signal(t, syscall.SIGTERM)
 	wg.Wait()
 	close(results)
@@ -153,30 +135,5 @@ func (f *fixture) testGracefulShutdown(t *testing.T) {
 	}
 	if err := d.Wait(t, 20*time.Second); err != nil {
 		t.Errorf("edge after SIGTERM: %v, want exit 0\nlogs:\n%s", err, d.Logs())
-	}
-}
-
-// waitSleeping waits until n queries of the test's database are in pg_sleep, that is until
-// n searches are in flight in the edge.
-func waitSleeping(t *testing.T, dbURL string, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(context.Background())
-	for {
-		var sleeping int
-		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid()`).Scan(&sleeping)
-		if err != nil {
-			t.Fatalf("count searches in flight (want %d): %v", n, err)
-		}
-		if sleeping >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond) // polling another process's progress
 	}
 }
