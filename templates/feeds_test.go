@@ -67,14 +67,7 @@ INSERT INTO enrolments (id, course_session_id, user_id) VALUES (1, 11, 7), (2, 1
 // the builder reads for the view its table feeds, by the feed's kind; a change of a column
 // no document shows (updated_at) sends nothing.
 func TestExampleTriggers(t *testing.T) {
-	s := buildertest.Laravel(t)
-	tpl, err := templates.Load(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := buildertest.NewDatabase(t)
-	buildertest.Exec(t, db, s.Tables)
-	buildertest.Exec(t, db, tpl.Migration(true))
+	db, _ := buildertest.Laravel(t).NewMigratedDatabase(t)
 	buildertest.Exec(t, db, exampleRows)
 	for _, tt := range []struct {
 		sql  string

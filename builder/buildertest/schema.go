@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/trainingco/catalogue/templates"
 )
 
 // Schema is a provider's schema that tests run the catalogue against: the reference schema,
@@ -82,4 +84,21 @@ func readFile(t testing.TB, parts ...string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// NewMigratedDatabase returns a new database holding the schema's own tables, migrated with
+// its mapping as builder migrate does (the webhook tables aside), and the mapping's
+// templates.
+func (s Schema) NewMigratedDatabase(t testing.TB) (string, *templates.Set) {
+	t.Helper()
+	tpl, err := templates.Load(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := NewDatabase(t)
+	if s.Tables != "" {
+		Exec(t, db, s.Tables)
+	}
+	Exec(t, db, tpl.Migration(true))
+	return db, tpl
 }

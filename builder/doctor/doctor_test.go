@@ -13,7 +13,6 @@ import (
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
-	"github.com/trainingco/catalogue/templates"
 )
 
 // data is a small catalogue and one API token. With LargeTable at 100, a sequential scan of
@@ -94,13 +93,7 @@ func TestHealthy(t *testing.T) {
 // keep the queries off sequential scans of its tables.
 func TestHealthyExample(t *testing.T) {
 	s := buildertest.Laravel(t)
-	tpl, err := templates.Load(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := buildertest.NewDatabase(t)
-	buildertest.Exec(t, db, s.Tables)
-	buildertest.Exec(t, db, tpl.Migration(true))
+	db, tpl := s.NewMigratedDatabase(t)
 	buildertest.Exec(t, db, s.Load(data))
 	buildertest.Exec(t, db, token)
 	r := run(t, Options{PrimaryURL: db, Store: store.Options(buildertest.NewLocalStore(t)),

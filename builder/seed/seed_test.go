@@ -201,14 +201,7 @@ func TestMigrateTriggersFollowListen(t *testing.T) {
 // a courses table of its own (the provider's); seed, with or without reset, refuses it
 // and leaves it as it was.
 func TestSeedRefusesAMappedDatabase(t *testing.T) {
-	s := buildertest.Laravel(t)
-	tpl, err := templates.Load(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := buildertest.NewDatabase(t)
-	buildertest.Exec(t, db, s.Tables)
-	buildertest.Exec(t, db, tpl.Migration(true))
+	db, _ := buildertest.Laravel(t).NewMigratedDatabase(t)
 	buildertest.Exec(t, db, `INSERT INTO courses (id, title, delivery, published) VALUES (1, 'Welding', 'classroom', true)`)
 	conn := connect(t, db)
 	for _, reset := range []bool{false, true} {
