@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -118,39 +117,16 @@ INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUE
 // exit 0 long before docker's grace period (30 s) would have it killed.
 func drains(t *testing.T, base, token, db, edge string) {
 	const inFlight = 3
-	type result struct {
-		status int
-		body   string
-		err    error
-	}
-	results := make(chan result, inFlight)
-	client := &http.Client{Timeout: 30 * time.Second}
-	var wg sync.WaitGroup
-	for range inFlight {
-		wg.Go(func() {
-			req, _ := http.NewRequest(http.MethodGet, base+"/api/v2/public/classes", nil)
-			req.Header.Set("Authorization", "Bearer "+token)
-			resp, err := client.Do(req)
-			if err != nil {
-				results <- result{err: err}
-				return
-			}
-			defer resp.Body.Close()
-			b, err := io.ReadAll(resp.Body)
-			results <- result{status: resp.StatusCode, body: string(b), err: err}
-		})
-	}
+	wait := cmdtest.SearchesInFlight(base+"/api/v2/public/classes", token, inFlight)
 	cmdtest.WaitSleeping(t, db, inFlight)
 	start := time.Now()
 	if out, err := docker(t.Context(), "stop", "-t", "30", edge); err != nil {
 		t.Fatalf("docker stop %s: %v\n%s", edge, err, out)
 	}
 	took := time.Since(start)
-	wg.Wait()
-	close(results)
-	for r := range results {
-		if r.err != nil || r.status != http.StatusOK || !strings.Contains(r.body, `"total":1`) {
-			t.Errorf("search in flight at SIGTERM: status %d, error %v, want 200 with class 150\n%s", r.status, r.err, r.body)
+	for _, r := range wait() {
+		if r.Err != nil || r.Status != http.StatusOK || !strings.Contains(r.Body, `"total":1`) {
+			t.Errorf("search in flight at SIGTERM: status %d, error %v, want 200 with class 150\n%s", r.Status, r.Err, r.Body)
 		}
 	}
 	// The edge gives its requests 20 s; past docker's 30 s it would have been killed (137).

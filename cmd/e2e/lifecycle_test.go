@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"io"
 	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -96,40 +94,16 @@ func (f *fixture) testGracefulShutdown(t *testing.T) {
 	d.WaitSnapshot(t, f.snapshot, readyWithin)
 
 	const inFlight = 4
-	type result struct {
-		status int
-		body   string
-		err    error
-	}
-	results := make(chan result, inFlight)
-	client := &http.Client{Timeout: 30 * time.Second}
-	var wg sync.WaitGroup
-	for range inFlight {
-		wg.Go(func() {
-			// Not d.Get: t.Fatal may not be called from another goroutine.
-			req, _ := http.NewRequest(http.MethodGet, d.URL+base+"/public/classes", nil)
-			req.Header.Set("Authorization", "Bearer "+f.token)
-			resp, err := client.Do(req)
-			if err != nil {
-				results <- result{err: err}
-				return
-			}
-			defer resp.Body.Close()
-			b, err := io.ReadAll(resp.Body)
-			results <- result{status: resp.StatusCode, body: string(b), err: err}
-		})
-	}
+	wait := cmdtest.SearchesInFlight(d.URL+base+"/public/classes", f.token, inFlight)
 	cmdtest.WaitSleeping(t, f.env.DatabaseURL, inFlight)
 	d.Signal(t, syscall.SIGTERM)
-	wg.Wait()
-	close(results)
 	want := f.expand(page(items(150), 1, 1))
-	for r := range results {
-		if r.err != nil || r.status != http.StatusOK {
-			t.Errorf("search in flight at SIGTERM: status %d, error %v, want 200\n%s", r.status, r.err, r.body)
+	for _, r := range wait() {
+		if r.Err != nil || r.Status != http.StatusOK {
+			t.Errorf("search in flight at SIGTERM: status %d, error %v, want 200\n%s", r.Status, r.Err, r.Body)
 			continue
 		}
-		if diff := jsonDiff(t, want, r.body); diff != "" {
+		if diff := jsonDiff(t, want, r.Body); diff != "" {
 			t.Errorf("search in flight at SIGTERM mismatch (-want +got):\n%s", diff)
 		}
 	}

@@ -2,6 +2,9 @@ package cmdtest
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,4 +49,48 @@ WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_slee
 		}
 		time.Sleep(10 * time.Millisecond) // polling another process's progress
 	}
+}
+
+// Answer is what one search in flight got: its status and body, or the error that stopped it.
+type Answer struct {
+	Status int
+	Body   string
+	Err    error
+}
+
+// SearchesInFlight sends n class searches to url with token, each in a goroutine of its own
+// (t.Fatal may not be called from them), and returns at once; wait blocks until every one
+// has its answer and returns them. Pair it with WaitSleeping to know they are in the edge.
+func SearchesInFlight(url, token string, n int) (wait func() []Answer) {
+	answers := make(chan Answer, n)
+	client := &http.Client{Timeout: 30 * time.Second}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { answers <- search(client, url, token) })
+	}
+	return func() []Answer {
+		wg.Wait()
+		close(answers)
+		var all []Answer
+		for a := range answers {
+			all = append(all, a)
+		}
+		return all
+	}
+}
+
+// search is one of SearchesInFlight's requests.
+func search(client *http.Client, url, token string) Answer {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return Answer{Err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return Answer{Err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return Answer{Status: resp.StatusCode, Body: string(b), Err: err}
 }
