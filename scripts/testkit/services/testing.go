@@ -1,0 +1,38 @@
+package services
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// ForTest starts a server of t's own with start, in a folder that t removes, and stops it
+// when t ends. Like the shared services, it needs a reason to run: the variable env that
+// names the shared server of that kind (the program comes with it), or
+// CATALOGUE_TEST_REQUIRE=1 (make test), under which a server that cannot start, even once
+// installed, fails t instead of skipping it.
+func ForTest(t testing.TB, env string, start func(dir string) (*Server, error)) *Server {
+	t.Helper()
+	if os.Getenv(env) == "" && os.Getenv("CATALOGUE_TEST_REQUIRE") == "" {
+		t.Skipf("%s is not set; run make test to start the real services", env)
+	}
+	dir := t.TempDir()
+	// A PostgreSQL run as the user postgres must reach dir: t.TempDir's folders are 0700.
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := start(dir)
+	if s != nil {
+		t.Cleanup(func() {
+			if err := s.Stop(); err != nil {
+				t.Errorf("stop %s: %v", s.Kind, err)
+			}
+		})
+	}
+	if err != nil {
+		t.Fatalf("start a server of the test's own: %v", err)
+	}
+	return s
+}
