@@ -49,7 +49,7 @@ func TestClassReadVariesOnAuthorization(t *testing.T) {
 // TestErrorsAreNotStored checks D45's second half: every error says Cache-Control:
 // no-store, so that a cache in front (a CDN's default lifetime, a browser) never keeps a
 // 404, a 429 or a 503 and answers with it after the cause is gone. It also checks the
-// search's Cache-Control, which the README promises: a private cache may reuse an answer
+// search's Cache-Control, which the partner's guide promises: a private cache may reuse an answer
 // for edge.search_cache, as the edge itself does.
 func TestErrorsAreNotStored(t *testing.T) {
 	st := openStore(t, buildertest.NewLocalStore(t))

@@ -53,7 +53,7 @@ func hasParam(c echo.Context, name string) bool {
 // it, with Vary: Accept-Encoding and the Content-Length of what is sent (D25), and headers
 // only for HEAD. It carries no validator: the body depends on "today" and on the database.
 // cacheControl lets a private cache reuse it for as long as the edge reuses it itself
-// (edge.search_cache), which the README tells callers to do.
+// (edge.search_cache), which the partner's guide (openapi.json) tells callers to do.
 func writeSearch(c echo.Context, res search.Result, cacheControl []string) error {
 	req, w := c.Request(), c.Response()
 	hdr := w.Header()

@@ -52,7 +52,7 @@ class=$("$psql" "$db" -Atc "SELECT cl.id FROM classes cl JOIN courses co ON co.i
 	WHERE cl.is_public AND co.is_public AND cl.room_id IS NOT NULL ORDER BY cl.id LIMIT 1")
 
 # A student registered in a public class, and a JWT for them valid for an hour, made with
-# the README's one line (bash and OpenSSL).
+# the partner's guide's one line (edge/openapi.json, "Signed-in students": bash and OpenSSL).
 read -r student sclass < <("$psql" "$db" -AtF ' ' -c "SELECT r.student_id, r.class_id FROM registrations r
 	JOIN classes cl ON cl.id = r.class_id AND cl.is_public JOIN courses co ON co.id = cl.course_id AND co.is_public
 	WHERE r.student_id IS NOT NULL ORDER BY r.id LIMIT 1")

@@ -78,7 +78,7 @@ lint() {
 }
 
 # types generates the TypeScript types of the document and type-checks usage.ts against them,
-# with the commands the README gives partners, in a fresh folder under the modules' own
+# with the commands the partner's guide gives (edge/openapi.json, "Generating a client"), in a fresh folder under the modules' own
 # (so that npx and tsc find the pinned packages as they would in a partner's project).
 types() {
 	local work=$1/../check

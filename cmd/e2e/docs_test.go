@@ -26,9 +26,11 @@ var docsOperations = []string{"/public/courses", "/public/popular", "/public/cla
 	"/public/course/{id}/classes", "/public/course/{id}", "/public/class/{id}"}
 
 // docsGuide are pieces of the partner's guide (edge/openapi.json, info.description) as the
-// page must render them: headings, and a sentence of the token's section.
-var docsGuide = []string{"<h2>Getting started</h2>", "<h2>Rate limit</h2>", "<h2>Caching and conditional requests</h2>",
-	"<h2>Pagination</h2>", "<h2>Feeds: everything that changed</h2>", "Ask the provider's administrator for an API token for your application."}
+// page must render them: headings, a sentence of the token's section, and the error table.
+var docsGuide = []string{"<h2>Getting started</h2>", "<h2>Errors</h2>", "<h2>Rate limit</h2>", "<h2>Caching and conditional requests</h2>",
+	"<h2>Pagination</h2>", "<h2>Feeds: everything that changed</h2>", "<h2>Webhooks: told when something changes</h2>",
+	"<h2>Signed-in students</h2>", "<h2>Generating a client</h2>", "<h2>Traps</h2>",
+	"Ask the provider's administrator for an API token for your application.", "<th>status</th>"}
 
 // TestDocsPage loads {base_path}/docs from a real edge in headless Chromium, without a
 // token, with every host but the loopback address unresolvable (so the page works only

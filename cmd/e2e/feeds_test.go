@@ -95,24 +95,24 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// testREADMEMirror runs the README's shell lines that mirror the classes feed (curl and jq)
+// testGuideMirror runs the partner's guide's shell lines that mirror the classes feed (curl and jq)
 // against the edge: every class they write is the class read's document, and a second run,
 // from the position the first kept, finds nothing new and keeps the same position.
-func (f *fixture) testREADMEMirror(t *testing.T) {
-	script := readmeBlock(t, "### Mirroring the catalogue", "```sh")
+func (f *fixture) testGuideMirror(t *testing.T) {
+	script := guideBlock(t, "### Mirroring the classes feed with curl and jq", "```sh")
 	dir := t.TempDir()
 	run := func() {
 		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("README's mirror lines: %v\n%s", err, out)
+			t.Fatalf("the guide's mirror lines: %v\n%s", err, out)
 		}
 	}
 	run()
 	files, err := filepath.Glob(filepath.Join(dir, "mirror", "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("README's mirror lines wrote no class: %v", err)
+		t.Fatalf("the guide's mirror lines wrote no class: %v", err)
 	}
 	for _, file := range files {
 		id := strings.TrimSuffix(filepath.Base(file), ".json")
@@ -138,20 +138,27 @@ func (f *fixture) testREADMEMirror(t *testing.T) {
 	}
 }
 
-// readmeBlock returns the first fenced block opened by fence after heading in the README.
-func readmeBlock(t *testing.T, heading, fence string) string {
+// guideBlock returns the first fenced block opened by fence after heading in the partner's
+// guide, the Markdown of edge/openapi.json's info.description that the docs page renders.
+func guideBlock(t *testing.T, heading, fence string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "edge", "openapi.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "\n"+heading)
+	var doc struct {
+		Info struct{ Description string } `json:"info"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(doc.Info.Description, "\n"+heading)
 	if !ok {
-		t.Fatalf("README.md has no heading %q", heading)
+		t.Fatalf("the guide (edge/openapi.json, info.description) has no heading %q", heading)
 	}
 	_, rest, ok = strings.Cut(rest, "\n"+fence+"\n")
 	if !ok {
-		t.Fatalf("README.md has no %s block after %q", fence, heading)
+		t.Fatalf("the guide has no %s block after %q", fence, heading)
 	}
 	block, _, _ := strings.Cut(rest, "\n```")
 	return block

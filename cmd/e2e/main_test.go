@@ -77,8 +77,8 @@ func TestEdge(t *testing.T) {
 				{"graceful shutdown", f.testGracefulShutdown},
 				{"revoke", f.testRevoke},
 				{"feeds validator", f.testFeedsValidator},
-				{"feeds README mirror", f.testREADMEMirror},
-				{"feeds README node", f.testREADMENode},
+				{"feeds guide mirror", f.testGuideMirror},
+				{"feeds guide node", f.testGuideNode},
 				{"rebuild", f.testRebuild}, // last: it changes the data
 			} {
 				t.Run(s.name, s.test)

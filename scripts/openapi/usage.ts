@@ -1,5 +1,5 @@
 // A partner's server calling the Public Catalogue API with openapi-fetch and the types that
-// openapi-typescript generates from the API's OpenAPI document (README, "Calling the API").
+// openapi-typescript generates from the API's OpenAPI document (the partner's guide, "Generating a client").
 // scripts/openapi.sh type-checks it with tsc --strict against types generated from
 // edge/openapi.json in make test, so a change to the document that would break a program
 // like this one fails there. It is checked, never run.

@@ -1,5 +1,5 @@
 // Package apiclient is the Go client that oapi-codegen generates from edge/openapi.json,
-// exactly as a partner developer would generate it (README, "Calling the API"). It is
+// exactly as a partner developer would generate it (the partner's guide, "Generating a client"). It is
 // committed so that the end-to-end tests (cmd/e2e) can decode every endpoint's real
 // responses into its types; TestGenerated fails when it is not what the pinned
 // oapi-codegen (the tool line in go.mod) makes of the current document.

@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// TestREADMEErrorTable holds the README's error table (Calling the API, Errors), which
-// partners code against, to what the edge answers: every body a request below gets is in
+// TestGuideErrorTable holds the partner's guide's error table (openapi.json's
+// info.description, Errors), which partners code against, to what the edge answers: every body a request below gets is in
 // the table's row for its status, and every body the table lists is got here or pinned by
 // the test named beside it.
-func TestREADMEErrorTable(t *testing.T) {
-	table := readmeErrorTable(t)
+func TestGuideErrorTable(t *testing.T) {
+	table := guideErrorTable(t)
 	env := newAPIEnv(t)
 	if got := env.send(t, apiCall{server: srvLimited, target: "/api/v2/public/popular", auth: "token"}); got.Code != 200 {
 		t.Fatalf("first request to the limited server: status %d", got.Code)
@@ -51,7 +51,7 @@ func TestREADMEErrorTable(t *testing.T) {
 			continue
 		}
 		if !table[c.status][body] {
-			t.Errorf("%s %s: %d %s, which the README's row for %d does not list", c.methodOr(), c.target, c.status, body, c.status)
+			t.Errorf("%s %s: %d %s, which the guide's row for %d does not list", c.methodOr(), c.target, c.status, body, c.status)
 		}
 		if got[c.status] == nil {
 			got[c.status] = map[string]bool{}
@@ -61,24 +61,20 @@ func TestREADMEErrorTable(t *testing.T) {
 	for status, bodies := range table {
 		for body := range bodies {
 			if !got[status][body] && elsewhere[body] == "" {
-				t.Errorf("the README lists %s for %d, which no request got", body, status)
+				t.Errorf("the guide lists %s for %d, which no request got", body, status)
 			}
 		}
 	}
 }
 
-// readmeErrorTable returns the bodies of the README's error table by status, compacted.
-func readmeErrorTable(t *testing.T) map[int]map[string]bool {
+// guideErrorTable returns the bodies of the guide's error table by status, compacted.
+func guideErrorTable(t *testing.T) map[int]map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n### Errors\n")
+	_, section, ok := strings.Cut(guide(t), "\n## Errors\n")
 	if !ok {
-		t.Fatal("README.md has no ### Errors section")
+		t.Fatal("the guide (openapi.json, info.description) has no ## Errors section")
 	}
-	section, _, _ = strings.Cut(section, "\n### ")
+	section, _, _ = strings.Cut(section, "\n## ")
 	row := regexp.MustCompile(`(?m)^\| ([0-9]{3}) \|.*\| (.*) \|$`)
 	body := regexp.MustCompile(`\x60(\{[^\x60]*\})\x60`) // \x60: a backquote
 	table := map[int]map[string]bool{}
@@ -90,9 +86,25 @@ func readmeErrorTable(t *testing.T) map[int]map[string]bool {
 		}
 	}
 	if len(table) < 7 {
-		t.Fatalf("README.md's error table has rows for %d statuses, want 400, 401, 404, 405, 429, 500 and 503", len(table))
+		t.Fatalf("the guide's error table has rows for %d statuses, want 400, 401, 404, 405, 429, 500 and 503", len(table))
 	}
 	return table
+}
+
+// guide returns the partner's guide: openapi.json's info.description, Markdown.
+func guide(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Info struct{ Description string } `json:"info"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Info.Description
 }
 
 // compactJSON returns b without insignificant space, or as it is when it is not JSON.

@@ -14,11 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// testREADMENode runs the README's Node.js lines that mirror the courses feed ("Mirroring
-// the catalogue", the js block) as written, with a line added after them that prints what
+// testGuideNode runs the partner's guide's Node.js lines that mirror the courses feed
+// ("Mirroring the courses feed in Node", the js block) as written, with a line added after them that prints what
 // they hold: every course of the feed, each the course read's document.
-func (f *fixture) testREADMENode(t *testing.T) {
-	script := readmeBlock(t, "### Mirroring the catalogue", "```js") + "\nconsole.log(JSON.stringify(Object.fromEntries(copy)));\n"
+func (f *fixture) testGuideNode(t *testing.T) {
+	script := guideBlock(t, "### Mirroring the courses feed in Node", "```js") + "\nconsole.log(JSON.stringify(Object.fromEntries(copy)));\n"
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "mirror.mjs"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
@@ -37,11 +37,11 @@ func (f *fixture) testREADMENode(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("README's Node.js mirror: %v\n%s", err, out)
+		t.Fatalf("the guide's Node.js mirror: %v\n%s", err, out)
 	}
 	var copied map[string]json.RawMessage
 	if err := json.Unmarshal(out, &copied); err != nil {
-		t.Fatalf("README's Node.js mirror printed %.300s: %v", out, err)
+		t.Fatalf("the guide's Node.js mirror printed %.300s: %v", out, err)
 	}
 	want := f.updatedIDs(t, "/public/feeds/courses")
 	got := map[int64]bool{}
