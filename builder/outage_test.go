@@ -10,8 +10,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
-	"github.com/trainingco/catalogue/builder/buildertest/scripted"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
 // TestServeRetriesThroughAStoreOutage stops the store, a MinIO of the test's own, commits
@@ -21,8 +21,9 @@ import (
 // last answer are in the metrics meanwhile.
 func TestServeRetriesThroughAStoreOutage(t *testing.T) {
 	buildertest.NewS3Store(t) // only for its check that MinIO is available
-	minio := scripted.Start(t, "minio", "MINIO_PORT",
-		"MINIO_ROOT_USER="+os.Getenv("AWS_ACCESS_KEY_ID"), "MINIO_ROOT_PASSWORD="+os.Getenv("AWS_SECRET_ACCESS_KEY"))
+	minio := services.ForTest(t, "CATALOGUE_TEST_S3_ENDPOINT", func(dir string) (*services.Server, error) {
+		return services.MinIO(dir, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"))
+	})
 	cfg := freshCfg(t, config.Store{URL: "s3://outage/catalogue", Endpoint: minio.URL, Region: "us-east-1"})
 	m := NewMetrics(prometheus.NewRegistry())
 	s := startServeWith(t, cfg, ServeOptions{Metrics: m})

@@ -19,7 +19,7 @@
 //     that holds the step's first request until the builder is dead: storing an object,
 //     writing the manifest, writing the pointer (the one-write window random kills do not
 //     hit), collecting old snapshots after the pointer.
-//   - TestStoreKilledDuringRun: a MinIO of the test's own (scripts/minio.sh) is killed
+//   - TestStoreKilledDuringRun: a MinIO of the test's own (scripts/testkit/services) is killed
 //     while the run stores objects: the run exits 1 with the store's error and "nothing
 //     was published"; with MinIO back the pointer is unchanged and the next run publishes.
 //   - TestWriteErrorsLeavePointer: in process, a store wrapper fails the first, a middle and
@@ -46,7 +46,7 @@
 // corrupted, or without a cache, /readyz is 503 until MinIO is back.
 //
 // Edges sharing their limits through Redis (issue 13), two edges on a Redis of the test's
-// own (scripts/redis.sh), requests alternating between them:
+// own (scripts/testkit/services), requests alternating between them:
 //
 //   - TestEdgesShareOneLimit: of 80 requests of one token exactly 60 are accepted,
 //     X-RateLimit-Remaining counting 59 to 0 across both edges, and the rest are 429; a

@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
-	"github.com/trainingco/catalogue/builder/buildertest/scripted"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
 // minio is a MinIO of one test's own, which the test can stop and kill (URL:
 // http://127.0.0.1:PORT).
-type minio struct{ *scripted.Service }
+type minio struct{ *services.TestServer }
 
 // startMinIO starts a dedicated MinIO and stops it when the test ends. It needs the test
 // services to be there (the MinIO binary comes with them), so it skips or fails like
@@ -21,9 +21,9 @@ type minio struct{ *scripted.Service }
 func startMinIO(t testing.TB) *minio {
 	t.Helper()
 	buildertest.NewS3Store(t) // only for its check that MinIO is available
-	return &minio{scripted.Start(t, "minio", "MINIO_PORT",
-		"MINIO_ROOT_USER="+os.Getenv("AWS_ACCESS_KEY_ID"),
-		"MINIO_ROOT_PASSWORD="+os.Getenv("AWS_SECRET_ACCESS_KEY"))}
+	return &minio{services.ForTest(t, "CATALOGUE_TEST_S3_ENDPOINT", func(dir string) (*services.Server, error) {
+		return services.MinIO(dir, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"))
+	})}
 }
 
 // store returns the configuration of a bucket on this MinIO.

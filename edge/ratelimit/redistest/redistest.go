@@ -1,6 +1,6 @@
 // Package redistest gives tests a real Redis: the shared test server that scripts/test.sh
-// starts (CATALOGUE_TEST_REDIS_URL), or a server of the test's own, started with
-// scripts/redis.sh, that the test may kill, pause and start again without disturbing others.
+// starts (CATALOGUE_TEST_REDIS_URL), or a server of the test's own (scripts/testkit/services),
+// that the test may kill, pause and start again without disturbing others.
 //
 // Like builder/buildertest, a bare `go test` without the services skips the tests that need
 // Redis; under CATALOGUE_TEST_REQUIRE=1 (make test) they fail instead.
@@ -10,10 +10,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"syscall"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest/scripted"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
 // EnvURL names the variable that holds the shared test server's URL.
@@ -44,7 +43,7 @@ func Prefix() string {
 // Server is a Redis of one test's own. It comes back on the same port after Kill, as a
 // restarted server would, so that clients configured with its URL find it again.
 type Server struct {
-	*scripted.Service // URL: redis://127.0.0.1:PORT/0
+	*services.TestServer // URL: redis://127.0.0.1:PORT/0; Kill, Stop, Start, Pause, Resume
 }
 
 // Start starts a Redis for t and stops it when t ends. It needs the test services (the
@@ -52,12 +51,5 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	URL(t)
-	return &Server{scripted.Start(t, "redis", "REDIS_PORT")}
+	return &Server{services.ForTest(t, EnvURL, services.Redis)}
 }
-
-// Pause stops the server with SIGSTOP: it keeps its port and accepts connections (the
-// kernel does), but never answers, as a hung server would.
-func (s *Server) Pause(t testing.TB) { t.Helper(); s.Signal(t, syscall.SIGSTOP) }
-
-// Resume lets a paused server go on (SIGCONT).
-func (s *Server) Resume(t testing.TB) { t.Helper(); s.Signal(t, syscall.SIGCONT) }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +23,7 @@ import (
 func TestPostgresAndStandby(t *testing.T) {
 	t.Parallel()
 	primary := ForTest(t, "CATALOGUE_TEST_PG_URL", Postgres)
-	standby := ForTest(t, "CATALOGUE_TEST_STANDBY_URL", func(dir string) (*Server, error) { return Standby(dir, primary) })
+	standby := ForTest(t, "CATALOGUE_TEST_STANDBY_URL", func(dir string) (*Server, error) { return Standby(dir, primary.Server) })
 	execSQL(t, primary.URL, "CREATE TABLE t (v text); INSERT INTO t VALUES ('written on the primary')")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -42,7 +41,7 @@ func TestPostgresAndStandby(t *testing.T) {
 	if err := queryRow(standby.URL, "SELECT pg_is_in_recovery()", &inRecovery); err != nil || !inRecovery {
 		t.Errorf("standby: pg_is_in_recovery() = %v, %v; want true", inRecovery, err)
 	}
-	for _, s := range []*Server{standby, primary} {
+	for _, s := range []*TestServer{standby, primary} {
 		stopped(t, s)
 	}
 }
@@ -63,9 +62,7 @@ func TestMinIO(t *testing.T) {
 	}
 	port := m.Port
 	stopped(t, m)
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m.Start(t)
 	if m.Port != port {
 		t.Errorf("started again on port %d, want its earlier %d", m.Port, port)
 	}
@@ -73,9 +70,7 @@ func TestMinIO(t *testing.T) {
 		t.Errorf("the bucket after a restart: %v", err)
 	}
 	pid := m.Pid
-	if err := m.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	m.Kill(t)
 	if _, _, ok := procStatus(pid); ok {
 		t.Errorf("MinIO (pid %d) is still there after Kill", pid)
 	}
@@ -97,15 +92,11 @@ func TestRedis(t *testing.T) {
 	if err := client.Ping(t.Context()).Err(); err != nil {
 		t.Fatalf("PING: %v", err)
 	}
-	if err := r.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	r.Pause(t)
 	if err := client.Ping(t.Context()).Err(); err == nil {
 		t.Error("a paused Redis answered PING")
 	}
-	if err := r.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	r.Resume(t)
 	if err := client.Ping(t.Context()).Err(); err != nil {
 		t.Errorf("PING after SIGCONT: %v", err)
 	}
@@ -172,26 +163,24 @@ func TestStartFailsWithTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	err = r.Start()
+	err = r.Server.Start()
 	if err == nil || !strings.Contains(err.Error(), "its log:") || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("Start on a taken port: %v; want an error quoting the log's 'in use'", err)
 	}
 }
 
 // stopped stops s and checks that its process is gone and its port free.
-func stopped(t *testing.T, s *Server) {
+func stopped(t *testing.T, s *TestServer) {
 	t.Helper()
 	pid := s.Pid
-	if err := s.Stop(); err != nil {
-		t.Fatalf("stop %s: %v", s.Kind, err)
-	}
+	s.Stop(t)
 	if comm, state, ok := procStatus(pid); ok && state != "Z" {
 		t.Errorf("%s (pid %d, %s) still runs after Stop", s.Kind, pid, comm)
 	}
 	portFree(t, s)
 }
 
-func portFree(t *testing.T, s *Server) {
+func portFree(t *testing.T, s *TestServer) {
 	t.Helper()
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.Port), time.Second); err == nil {
 		c.Close()

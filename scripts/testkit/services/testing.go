@@ -3,15 +3,21 @@ package services
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
+
+// TestServer is a server of one test's own, which the test may stop, kill, pause and start
+// again without disturbing the shared services other tests use; its methods fail the test
+// when they fail.
+type TestServer struct{ *Server }
 
 // ForTest starts a server of t's own with start, in a folder that t removes, and stops it
 // when t ends. Like the shared services, it needs a reason to run: the variable env that
 // names the shared server of that kind (the program comes with it), or
 // CATALOGUE_TEST_REQUIRE=1 (make test), under which a server that cannot start, even once
 // installed, fails t instead of skipping it.
-func ForTest(t testing.TB, env string, start func(dir string) (*Server, error)) *Server {
+func ForTest(t testing.TB, env string, start func(dir string) (*Server, error)) *TestServer {
 	t.Helper()
 	if os.Getenv(env) == "" && os.Getenv("CATALOGUE_TEST_REQUIRE") == "" {
 		t.Skipf("%s is not set; run make test to start the real services", env)
@@ -34,5 +40,28 @@ func ForTest(t testing.TB, env string, start func(dir string) (*Server, error)) 
 	if err != nil {
 		t.Fatalf("start a server of the test's own: %v", err)
 	}
-	return s
+	return &TestServer{s}
+}
+
+// Start starts the server again, on its earlier port.
+func (s *TestServer) Start(t testing.TB) { t.Helper(); check(t, s.Server.Start()) }
+
+// Stop stops the server and waits for it to be gone.
+func (s *TestServer) Stop(t testing.TB) { t.Helper(); check(t, s.Server.Stop()) }
+
+// Kill ends the server at once with SIGKILL, as a crash would.
+func (s *TestServer) Kill(t testing.TB) { t.Helper(); check(t, s.Server.Kill()) }
+
+// Pause stops the server with SIGSTOP: it keeps its port and accepts connections (the
+// kernel does), but never answers, as a hung server would.
+func (s *TestServer) Pause(t testing.TB) { t.Helper(); check(t, s.Signal(syscall.SIGSTOP)) }
+
+// Resume lets a paused server go on (SIGCONT).
+func (s *TestServer) Resume(t testing.TB) { t.Helper(); check(t, s.Signal(syscall.SIGCONT)) }
+
+func check(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
