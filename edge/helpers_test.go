@@ -45,8 +45,8 @@ type fixture struct {
 func publish(t testing.TB, st store.Store, f fixture) {
 	t.Helper()
 	ctx := context.Background()
-	m := snapshot.Manifest{ID: f.id, BuiltAt: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC),
-		Today: cmp.Or(f.today, "2027-03-01"), Timezone: "UTC", Documents: map[string]snapshot.Entry{}}
+	m := snapshot.Manifest{ID: f.id, Header: snapshot.Header{BuiltAt: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC),
+		Today: cmp.Or(f.today, "2027-03-01"), Timezone: "UTC"}, Documents: map[string]snapshot.Entry{}}
 	docs := maps.Clone(f.docs)
 	for _, r := range snapshot.RequiredRoutes() {
 		if _, ok := docs[r]; !ok {

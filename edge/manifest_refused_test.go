@@ -60,8 +60,8 @@ func TestPartialManifestRefused(t *testing.T) {
 			var logs lockedBuffer
 			ts := newLoggedServer(t, st, cfg, &logs)
 			publish(t, st, b) // every object of B, then its manifest replaced by a partial one
-			putJSON(t, st, snapshot.ManifestKey(b.id), snapshot.Manifest{ID: b.id, Today: "2027-03-01",
-				Timezone: "UTC", Counts: tt.counts, Documents: tt.docs})
+			putJSON(t, st, snapshot.ManifestKey(b.id), snapshot.Manifest{ID: b.id,
+				Header: snapshot.Header{Today: "2027-03-01", Timezone: "UTC", Counts: tt.counts}, Documents: tt.docs})
 
 			for range 2 { // two polls see the same pointer
 				if err := ts.docs.Refresh(ctx); !errors.Is(err, snapshot.ErrInvalidManifest) {

@@ -125,7 +125,7 @@ func (p *Publisher) candidates(ctx context.Context, ids []string, have map[strin
 				if err != nil {
 					return fmt.Errorf("read manifest %s: %w", id, err)
 				}
-				hashes = scanHashes(b)
+				hashes = snapshot.ScanHashes(b)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -159,7 +159,7 @@ func (p *Publisher) ruleOut(ctx context.Context, cands map[string]bool, ids []st
 			if err != nil {
 				return fmt.Errorf("read manifest %s: %w", id, err)
 			}
-			used, err := usedBy(b, id, hashes)
+			used, err := snapshot.UsedHashes(b, id, hashes)
 			if err != nil {
 				return err
 			}

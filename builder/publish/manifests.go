@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
@@ -80,34 +79,16 @@ func nextPointer(old snapshot.Pointer, id string, kept []string, keep int, now t
 	return snapshot.Pointer{ID: id, PublishedAt: now.UTC(), Previous: prev}
 }
 
-// header is a manifest without its documents; decoding only it skips building the map.
-type header struct {
-	ID       string          `json:"snapshot"`
-	BuiltAt  time.Time       `json:"built_at"`
-	Today    string          `json:"today"`
-	Timezone string          `json:"timezone"`
-	Counts   snapshot.Counts `json:"counts"`
-	Build    *snapshot.Build `json:"build"`
-}
-
 // readHeaders returns the headers of the manifests ids, in the same order.
-func (p *Publisher) readHeaders(ctx context.Context, ids []string) ([]header, error) {
-	hs := make([]header, len(ids))
+func (p *Publisher) readHeaders(ctx context.Context, ids []string) ([]snapshot.Header, error) {
+	hs := make([]snapshot.Header, len(ids))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, id := range ids {
 		g.Go(func() error {
-			b, err := p.Store.GetMax(gctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)
-			if err != nil {
-				return fmt.Errorf("read manifest %s: %w", id, err)
-			}
-			if err := json.Unmarshal(b, &hs[i]); err != nil {
-				return fmt.Errorf("read manifest %s: %w", id, err)
-			}
-			if hs[i].ID != id {
-				return fmt.Errorf("read manifest %s: it names snapshot %q", id, hs[i].ID)
-			}
-			return nil
+			h, err := snapshot.ReadHeader(gctx, p.Store, id)
+			hs[i] = h
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -198,12 +198,14 @@ func newManifest(start time.Time, meta Meta, docs map[string]snapshot.Entry) *sn
 		b.Trigger = snapshot.TriggerRun
 	}
 	return &snapshot.Manifest{
-		ID:        snapshot.NewID(start, randomSalt()),
-		BuiltAt:   start.UTC(),
-		Today:     meta.Today,
-		Timezone:  meta.Timezone,
-		Counts:    meta.Counts,
-		Build:     &b,
+		ID: snapshot.NewID(start, randomSalt()),
+		Header: snapshot.Header{
+			BuiltAt:  start.UTC(),
+			Today:    meta.Today,
+			Timezone: meta.Timezone,
+			Counts:   meta.Counts,
+			Build:    &b,
+		},
 		Documents: docs,
 	}
 }

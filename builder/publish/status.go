@@ -16,13 +16,9 @@ import (
 
 // Snapshot describes one kept snapshot.
 type Snapshot struct {
-	ID       string
-	BuiltAt  time.Time
-	Today    string
-	Timezone string
-	Counts   snapshot.Counts
-	Current  bool
-	Build    *snapshot.Build // nil for snapshots built before builds were recorded
+	ID string
+	snapshot.Header
+	Current bool
 }
 
 // Status is what the store holds: the current snapshot and every kept one.
@@ -57,8 +53,8 @@ func (p *Publisher) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{PublishedAt: ptr.PublishedAt}
-	for _, h := range hs {
-		s := Snapshot{ID: h.ID, BuiltAt: h.BuiltAt, Today: h.Today, Timezone: h.Timezone, Counts: h.Counts, Current: h.ID == ptr.ID, Build: h.Build}
+	for i, h := range hs {
+		s := Snapshot{ID: kept[i], Header: h, Current: kept[i] == ptr.ID}
 		st.Kept = append(st.Kept, s)
 		if s.Current {
 			st.Current = &s

@@ -12,7 +12,7 @@ import (
 // routes every snapshot has (seven course lists and popular), two courses, three classes.
 func wholeManifest(id string) *snapshot.Manifest {
 	e := snapshot.Entry{Hash: snapshot.Hash([]byte("{}")), Size: 2}
-	m := &snapshot.Manifest{ID: id, Counts: snapshot.Counts{Courses: 2, Classes: 3, Documents: 13},
+	m := &snapshot.Manifest{ID: id, Header: snapshot.Header{Counts: snapshot.Counts{Courses: 2, Classes: 3, Documents: 13}},
 		Documents: map[string]snapshot.Entry{}}
 	for _, r := range []string{"/public/courses", "/public/courses?type=Blended", "/public/courses?type=Online",
 		"/public/courses?type=Brick and Mortar", "/public/courses?type=Blended&type=Brick and Mortar",

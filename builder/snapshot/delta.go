@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"time"
 )
 
 // DeltaKey is the key of the delta of snapshot id. Only a snapshot built over another (a
@@ -23,13 +22,9 @@ const MaxDeltaSize = 64 << 20
 // entries instead of the whole manifest (~11 MB at 100,000 documents). The snapshot's full
 // manifest is stored as well, for every other reader.
 type Delta struct {
-	ID       string    `json:"snapshot"`
-	Base     string    `json:"base"`
-	BuiltAt  time.Time `json:"built_at"`
-	Today    string    `json:"today"`
-	Timezone string    `json:"timezone"`
-	Counts   Counts    `json:"counts"`
-	Build    *Build    `json:"build,omitempty"`
+	ID   string `json:"snapshot"`
+	Base string `json:"base"`
+	Header
 	// Documents are the entries added or replaced (re-rendered ones that did not change
 	// may be among them); Removed the routes dropped.
 	Documents map[string]Entry `json:"documents"`
@@ -43,8 +38,7 @@ type Delta struct {
 // and those it removed.
 func NewDelta(m *Manifest, base string, touched []string) *Delta {
 	d := &Delta{
-		ID: m.ID, Base: base, BuiltAt: m.BuiltAt, Today: m.Today, Timezone: m.Timezone,
-		Counts: m.Counts, Build: m.Build, Documents: map[string]Entry{}, Removed: []string{},
+		ID: m.ID, Base: base, Header: m.Header, Documents: map[string]Entry{}, Removed: []string{},
 		Feed: m.Feed,
 	}
 	for _, r := range touched {
@@ -66,8 +60,7 @@ func (d *Delta) Apply(base *Manifest) (*Manifest, error) {
 		return nil, fmt.Errorf("apply delta %s: it is over %s, not %s", d.ID, d.Base, base.ID)
 	}
 	m := &Manifest{
-		ID: d.ID, BuiltAt: d.BuiltAt, Today: d.Today, Timezone: d.Timezone, Counts: d.Counts,
-		Build: d.Build, Documents: maps.Clone(base.Documents), Feed: d.Feed,
+		ID: d.ID, Header: d.Header, Documents: maps.Clone(base.Documents), Feed: d.Feed,
 	}
 	for _, r := range d.Removed {
 		delete(m.Documents, r)

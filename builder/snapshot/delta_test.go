@@ -17,10 +17,10 @@ func TestDeltaApply(t *testing.T) {
 		}
 		return docs
 	}
-	base := &Manifest{ID: "a", Counts: Counts{Courses: 1, Classes: 2, Documents: 11}, Documents: with(map[string]Entry{
+	base := &Manifest{ID: "a", Header: Header{Counts: Counts{Courses: 1, Classes: 2, Documents: 11}}, Documents: with(map[string]Entry{
 		"/public/course/1": {Hash: "1", Size: 1}, "/public/class/1": {Hash: "2", Size: 2}, "/public/class/2": {Hash: "3", Size: 3},
 	})}
-	next := &Manifest{ID: "b", Today: "2027-03-01", Counts: Counts{Courses: 1, Classes: 2, Documents: 11}, Documents: with(map[string]Entry{
+	next := &Manifest{ID: "b", Header: Header{Today: "2027-03-01", Counts: Counts{Courses: 1, Classes: 2, Documents: 11}}, Documents: with(map[string]Entry{
 		"/public/course/1": {Hash: "1", Size: 1}, "/public/class/1": {Hash: "9", Size: 9}, "/public/class/3": {Hash: "4", Size: 4},
 	})}
 	d := NewDelta(next, "a", []string{"/public/class/1", "/public/class/3", "/public/class/2", "/public/course/1"})

@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -29,12 +30,15 @@ func goldenManifest() *snapshot.Manifest {
 	built := time.Date(2027, 3, 1, 22, 10, 0, 123e6, time.UTC)
 	noticed := time.Date(2027, 3, 1, 22, 9, 59, 0, time.UTC)
 	return &snapshot.Manifest{
-		ID: goldenID, BuiltAt: built, Today: "2027-03-01", Timezone: "Europe/Paris",
-		Counts: snapshot.Counts{Courses: 1, Classes: 1, Documents: 3},
-		Build: &snapshot.Build{
-			Trigger: snapshot.TriggerChange, Incremental: true, Base: goldenBase,
-			Notifications: map[string]int{"classes": 2}, NoticedAt: &noticed,
-			Rendered: 2, Changed: 1, Removed: 1, Routes: []string{"/public/class/21", "/public/class/30"},
+		ID: goldenID,
+		Header: snapshot.Header{
+			BuiltAt: built, Today: "2027-03-01", Timezone: "Europe/Paris",
+			Counts: snapshot.Counts{Courses: 1, Classes: 1, Documents: 3},
+			Build: &snapshot.Build{
+				Trigger: snapshot.TriggerChange, Incremental: true, Base: goldenBase,
+				Notifications: map[string]int{"classes": 2}, NoticedAt: &noticed,
+				Rendered: 2, Changed: 1, Removed: 1, Routes: []string{"/public/class/21", "/public/class/30"},
+			},
 		},
 		Documents: map[string]snapshot.Entry{
 			"/public/courses?type=Blended&type=Online": {Hash: hashA, Size: 2},
@@ -54,7 +58,7 @@ const goldenHeader = `"built_at":"2027-03-01T22:10:00.123Z","today":"2027-03-01"
 
 const goldenFeed = `"feed":{"last":7,"tombstones":[{"route":"/public/class/30","modified":7,"at":"2027-03-01T22:10:00.123Z"}]}`
 
-// Routes sort as encoding/json sorts map keys; & is written \u0026 (which usedBy relies on).
+// Routes sort as encoding/json sorts map keys; & is written \u0026 (which UsedHashes relies on).
 const goldenManifestJSON = `{"snapshot":"` + goldenID + `",` + goldenHeader + `,"documents":{` +
 	`"/public/class/21":{"sha256":"` + hashC + `","size":98,"modified":6},` +
 	`"/public/course/1":{"sha256":"` + hashB + `","size":120,"modified":4},` +
@@ -77,8 +81,8 @@ func TestFormatIsByteForByte(t *testing.T) {
 	ctx := context.Background()
 	s := store.NewLocal(t.TempDir())
 	m := goldenManifest()
-	old := &snapshot.Manifest{ID: "s0", BuiltAt: time.Date(2026, 11, 21, 22, 10, 0, 0, time.UTC),
-		Counts:    snapshot.Counts{Documents: 1},
+	old := &snapshot.Manifest{ID: "s0", Header: snapshot.Header{
+		BuiltAt: time.Date(2026, 11, 21, 22, 10, 0, 0, time.UTC), Counts: snapshot.Counts{Documents: 1}},
 		Documents: map[string]snapshot.Entry{"/public/popular": {Hash: hashA, Size: 2}}}
 	d := snapshot.NewDelta(m, goldenBase, []string{"/public/class/21", "/public/class/30"})
 	ptr := snapshot.Pointer{ID: goldenID, PublishedAt: time.Date(2027, 3, 1, 22, 10, 1, 0, time.UTC),
@@ -113,5 +117,30 @@ func TestFormatIsByteForByte(t *testing.T) {
 		t.Error(err)
 	} else if diff := cmp.Diff(d, got); diff != "" {
 		t.Errorf("ReadDelta mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// ReadHeader reads a manifest's header alone, and refuses one that names another snapshot
+// as ReadManifest does.
+func TestReadHeader(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewLocal(t.TempDir())
+	m := goldenManifest()
+	if err := snapshot.WriteManifest(ctx, s, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := snapshot.ReadHeader(ctx, s, goldenID); err != nil {
+		t.Error(err)
+	} else if diff := cmp.Diff(m.Header, got); diff != "" {
+		t.Errorf("ReadHeader mismatch (-want +got):\n%s", diff)
+	}
+	if err := s.Put(ctx, snapshot.ManifestKey("other"), []byte(goldenManifestJSON)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.ReadHeader(ctx, s, "other"); err == nil {
+		t.Error("ReadHeader of a manifest naming another snapshot: no error")
+	}
+	if _, err := snapshot.ReadHeader(ctx, s, "missing"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ReadHeader of a missing manifest: %v, want store.ErrNotFound", err)
 	}
 }

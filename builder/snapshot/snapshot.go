@@ -117,16 +117,24 @@ type Counts struct {
 // it (an empty or truncated manifest would otherwise blank the catalogue it replaces).
 var ErrInvalidManifest = errors.New("the manifest does not describe a whole snapshot")
 
+// Header is what a snapshot says about itself beside its id and its documents: when and for
+// which day it was built, what it counts and how it was built. Manifest and Delta embed it,
+// so its fields are written in their place; the id stays outside, since a delta names its
+// base between the two (TestFormatIsByteForByte).
+type Header struct {
+	BuiltAt  time.Time `json:"built_at"`
+	Today    string    `json:"today"` // the date, YYYY-MM-DD, the documents were rendered for
+	Timezone string    `json:"timezone"`
+	Counts   Counts    `json:"counts"`
+	Build    *Build    `json:"build,omitempty"` // nil in manifests written before builds were recorded
+}
+
 // Manifest lists every document of one snapshot.
 type Manifest struct {
-	ID        string           `json:"snapshot"`
-	BuiltAt   time.Time        `json:"built_at"`
-	Today     string           `json:"today"` // the date, YYYY-MM-DD, the documents were rendered for
-	Timezone  string           `json:"timezone"`
-	Counts    Counts           `json:"counts"`
-	Build     *Build           `json:"build,omitempty"` // nil in manifests written before builds were recorded
-	Documents map[string]Entry `json:"documents"`       // route -> entry
-	Feed      *Feed            `json:"feed,omitempty"`  // nil in manifests written before the feeds
+	ID string `json:"snapshot"`
+	Header
+	Documents map[string]Entry `json:"documents"`      // route -> entry
+	Feed      *Feed            `json:"feed,omitempty"` // nil in manifests written before the feeds
 }
 
 // Check returns an error wrapping ErrInvalidManifest when the documents m lists do not
@@ -350,6 +358,27 @@ func ReadManifest(ctx context.Context, s Getter, id string) (*Manifest, error) {
 		return nil, fmt.Errorf("read manifest %s: it names snapshot %q", id, m.ID)
 	}
 	return &m, nil
+}
+
+// ReadHeader returns the header of the manifest of snapshot id, decoding nothing of its
+// documents: a caller that lists snapshots (builder status) need not build the map of
+// each one's 100,000 entries.
+func ReadHeader(ctx context.Context, s Getter, id string) (Header, error) {
+	b, err := GetMax(ctx, s, ManifestKey(id), MaxManifestSize)
+	if err != nil {
+		return Header{}, fmt.Errorf("read manifest %s: %w", id, err)
+	}
+	var h struct {
+		ID string `json:"snapshot"`
+		Header
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return Header{}, fmt.Errorf("read manifest %s: %w", id, err)
+	}
+	if h.ID != id {
+		return Header{}, fmt.Errorf("read manifest %s: it names snapshot %q", id, h.ID)
+	}
+	return h.Header, nil
 }
 
 // ReadCurrent returns the manifest the pointer names, or ErrNoSnapshot.

@@ -89,7 +89,7 @@ func TestRead(t *testing.T) {
 	}
 	// What the writers write, the readers read back.
 	built := time.Date(2026, 11, 21, 22, 10, 0, 0, time.UTC)
-	written := &snapshot.Manifest{ID: "s0", BuiltAt: built, Documents: map[string]snapshot.Entry{"/public/course/1": e}}
+	written := &snapshot.Manifest{ID: "s0", Header: snapshot.Header{BuiltAt: built}, Documents: map[string]snapshot.Entry{"/public/course/1": e}}
 	if err := snapshot.WriteManifest(ctx, s, written); err != nil {
 		t.Fatalf("WriteManifest: %v", err)
 	}

@@ -45,7 +45,7 @@ func publishOne(t *testing.T, dir string) {
 		objects[snapshot.ObjectKey(h)] = []byte(body)
 	}
 	objects[snapshot.ManifestKey("snap-1")], _ = json.Marshal(snapshot.Manifest{ID: "snap-1",
-		Counts: snapshot.CountsOf(docs), Documents: docs})
+		Header: snapshot.Header{Counts: snapshot.CountsOf(docs)}, Documents: docs})
 	p, _ := json.Marshal(snapshot.Pointer{ID: "snap-1"})
 	for key, body := range objects {
 		if err := st.Put(ctx, key, body); err != nil {

@@ -49,9 +49,9 @@ func TestPartialManifestCannotBlankTheCatalogue(t *testing.T) {
 	noPopularCounts := real.Counts
 	noPopularCounts.Documents--
 	for i, evil := range []snapshot.Manifest{
-		{Counts: real.Counts, Documents: map[string]snapshot.Entry{}},
-		{Counts: real.Counts, Documents: nonClass},
-		{Counts: noPopularCounts, Documents: noPopular},
+		{Header: snapshot.Header{Counts: real.Counts}, Documents: map[string]snapshot.Entry{}},
+		{Header: snapshot.Header{Counts: real.Counts}, Documents: nonClass},
+		{Header: snapshot.Header{Counts: noPopularCounts}, Documents: noPopular},
 	} {
 		evil.ID, evil.BuiltAt, evil.Today, evil.Timezone = fmt.Sprintf("evil-%d", i), real.BuiltAt.Add(time.Minute), real.Today, real.Timezone
 		if err := snapshot.WriteManifest(ctx, s.store, &evil); err != nil {

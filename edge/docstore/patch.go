@@ -137,8 +137,7 @@ func (s *Snapshot) checkDelta(d *snapshot.Delta, removed map[string]bool) error 
 // with returns s with changes made, their documents taken from docs by hash, as the
 // snapshot d names.
 func (s *Snapshot) with(d *snapshot.Delta, changes []routeChange, docs docIndex) *Snapshot {
-	next := newHead(&snapshot.Manifest{ID: d.ID, BuiltAt: d.BuiltAt, Today: d.Today, Timezone: d.Timezone,
-		Counts: d.Counts, Build: d.Build, Feed: d.Feed})
+	next := newHead(&snapshot.Manifest{ID: d.ID, Header: d.Header, Feed: d.Feed})
 	next.routes = s.routes
 	next.held = holding{refs: maps.Clone(s.held.refs), live: s.held.live}
 	var courses, classes []idDoc

@@ -28,9 +28,9 @@ func publish(t *testing.T, st store.Store, id, base string, docs map[string]stri
 	t.Helper()
 	ctx := context.Background()
 	whole(docs)
-	m := &snapshot.Manifest{ID: id, BuiltAt: published, Today: "2027-03-01", Timezone: "UTC",
-		Documents: map[string]snapshot.Entry{},
-		Build:     &snapshot.Build{Trigger: snapshot.TriggerChange, Incremental: base != "", Base: base}}
+	m := &snapshot.Manifest{ID: id, Header: snapshot.Header{BuiltAt: published, Today: "2027-03-01", Timezone: "UTC",
+		Build: &snapshot.Build{Trigger: snapshot.TriggerChange, Incremental: base != "", Base: base}},
+		Documents: map[string]snapshot.Entry{}}
 	for route, body := range docs {
 		h := snapshot.Hash([]byte(body))
 		m.Documents[route] = snapshot.Entry{Hash: h, Size: int64(len(body))}

@@ -69,7 +69,7 @@ func put(t *testing.T, st store.Store, id, base string, docs map[string]string, 
 	t.Helper()
 	ctx := context.Background()
 	whole(docs)
-	m := &snapshot.Manifest{ID: id, BuiltAt: published, Today: "2027-03-01", Timezone: "UTC",
+	m := &snapshot.Manifest{ID: id, Header: snapshot.Header{BuiltAt: published, Today: "2027-03-01", Timezone: "UTC"},
 		Documents: map[string]snapshot.Entry{}}
 	var touched []string
 	for route, body := range docs {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
@@ -62,13 +60,6 @@ func (s *Snapshot) Class(id int64) *Document { return s.classes.get(id) }
 // fetched.
 type docIndex map[[sha256.Size]byte]*Document
 
-// Route prefixes of the single-course and single-class documents, taken from the
-// snapshot package so that the names have one definition.
-var (
-	coursePrefix = strings.TrimSuffix(snapshot.CourseRoute(1), "1")
-	classPrefix  = strings.TrimSuffix(snapshot.ClassRoute(1), "1")
-)
-
 // Kinds of route, as routeKind sorts them.
 const (
 	listRoute = iota
@@ -76,12 +67,13 @@ const (
 	classRoute
 )
 
-// routeKind says which index holds route, and the id it is indexed by.
+// routeKind says which index holds route, and the id it is indexed by: a course or class
+// by id when the route is one as snapshot.CourseRoute or ClassRoute writes it.
 func routeKind(route string) (kind int, id int64) {
-	if id, ok := idOf(route, coursePrefix, snapshot.CourseRoute); ok {
+	switch k, id, ok := snapshot.FeedRoute(route); {
+	case ok && k == snapshot.KindCourse:
 		return courseRoute, id
-	}
-	if id, ok := idOf(route, classPrefix, snapshot.ClassRoute); ok {
+	case ok && k == snapshot.KindClass:
 		return classRoute, id
 	}
 	return listRoute, 0
@@ -173,17 +165,6 @@ func (s *Snapshot) manifest() *snapshot.Manifest {
 		m.Documents[route] = snapshot.Entry{Hash: d.hexHash(), Size: int64(len(d.Body())), Modified: modified[route]}
 	})
 	return &m
-}
-
-// idOf returns the id of route when it is the route of one course or class, by prefix,
-// written exactly as name(id) writes it: a positive id without sign or leading zeros.
-func idOf(route, prefix string, name func(int64) string) (int64, bool) {
-	rest, ok := strings.CutPrefix(route, prefix)
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0 && name(id) == route
 }
 
 // checkManifest refuses a manifest whose entries could not name an object (a hash that is

@@ -108,7 +108,7 @@ func (g *Catalogue) lists() map[string]string {
 func (g *Catalogue) Publish(t testing.TB, dir, id string) int64 {
 	t.Helper()
 	g.round++
-	m := snapshot.Manifest{ID: id, BuiltAt: time.Now().UTC(), Today: "2027-01-01", Timezone: "UTC",
+	m := snapshot.Manifest{ID: id, Header: snapshot.Header{BuiltAt: time.Now().UTC(), Today: "2027-01-01", Timezone: "UTC"},
 		Documents: make(map[string]snapshot.Entry, len(g.classes)+g.courses+8)}
 	var total int64
 	put := func(route, body string) {

@@ -1,19 +1,20 @@
-package publish
+package snapshot
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-
-	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
-// substringLimit is how many candidate hashes usedBy looks up by substring search; beyond
+// What collection needs of manifests it does not hold (builder/publish, gc.go): the object
+// hashes one references, read from its bytes faster than decoding them.
+
+// substringLimit is how many candidate hashes UsedHashes looks up by substring search; beyond
 // it, decoding the manifest once is cheaper than one search of ~11 MB per hash.
 const substringLimit = 64
 
-// usedBy returns the hashes among hashes that the manifest b of snapshot id references, in
-// the order of hashes.
+// UsedHashes returns the hashes among hashes that the manifest b of snapshot id references,
+// in the order of hashes.
 //
 // Decoding a manifest of 100,000 documents takes longer than the whole rest of collection,
 // so a few hashes are looked up as substrings instead. That is exact in the direction that
@@ -22,7 +23,7 @@ const substringLimit = 64
 // (escapesHexDigit), every string equal to h appears in b as the 64 bytes of h, so a hash
 // that is not a substring is certainly not used. A substring found elsewhere could only keep
 // an object that might have gone, never delete one that is used.
-func usedBy(b []byte, id string, hashes []string) ([]string, error) {
+func UsedHashes(b []byte, id string, hashes []string) ([]string, error) {
 	// Put is atomic, so a stored manifest is whole; checking its frame still refuses a
 	// truncated one at a fraction of the cost of json.Valid (~0.1 s for 11 MB).
 	if t := bytes.TrimSpace(b); len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
@@ -37,7 +38,7 @@ func usedBy(b []byte, id string, hashes []string) ([]string, error) {
 		}
 		return used, nil
 	}
-	var m snapshot.Manifest
+	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", id, err)
 	}
@@ -74,12 +75,12 @@ func escapesHexDigit(b []byte) bool {
 // hashPrefix precedes every hash in a manifest written by encoding/json.
 var hashPrefix = []byte(`"sha256":"`)
 
-// scanHashes returns the hashes a manifest names, found as the values of its "sha256" keys
+// ScanHashes returns the hashes a manifest names, found as the values of its "sha256" keys
 // without decoding it (~30 ms instead of ~170 ms for 100,000 documents). It is used only
 // for the manifests being dropped, where a miss is harmless: a hash it missed is not
 // deleted (the object leaks), and a hash it found wrongly is deleted only if no kept
 // manifest uses it, that is only if it is garbage anyway.
-func scanHashes(b []byte) []string {
+func ScanHashes(b []byte) []string {
 	var hashes []string
 	for {
 		i := bytes.Index(b, hashPrefix)

@@ -1,4 +1,4 @@
-package publish
+package snapshot
 
 import (
 	"encoding/json"
@@ -8,14 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
-func TestUsedBy(t *testing.T) {
-	hash := func(s string) string { return snapshot.Hash([]byte(s)) }
+func TestUsedHashes(t *testing.T) {
+	hash := func(s string) string { return Hash([]byte(s)) }
 	a, b, c := hash("a"), hash("b"), hash("c")
-	m := snapshot.Manifest{ID: "s1", Documents: map[string]snapshot.Entry{
+	m := Manifest{ID: "s1", Documents: map[string]Entry{
 		"/public/courses?type=Blended&type=Online": {Hash: a, Size: 1}, // & is written as \u0026
 		"/public/course/1":                         {Hash: b, Size: 1},
 	}}
@@ -42,16 +40,16 @@ func TestUsedBy(t *testing.T) {
 		{"more than the substring limit", string(plain), many, []string{a}},
 	}
 	for _, tt := range tests {
-		got, err := usedBy([]byte(tt.manifest), "s1", tt.hashes)
+		got, err := UsedHashes([]byte(tt.manifest), "s1", tt.hashes)
 		if err != nil {
-			t.Fatalf("usedBy(%s): %v", tt.name, err)
+			t.Fatalf("UsedHashes(%s): %v", tt.name, err)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("usedBy(%q) mismatch (-want +got):\n%s", tt.name, diff)
+			t.Errorf("UsedHashes(%q) mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
-	if _, err := usedBy(plain[:len(plain)/2], "s1", []string{a}); err == nil {
-		t.Errorf("usedBy of a truncated manifest succeeded, want an error")
+	if _, err := UsedHashes(plain[:len(plain)/2], "s1", []string{a}); err == nil {
+		t.Errorf("UsedHashes of a truncated manifest succeeded, want an error")
 	}
 }
 
@@ -78,8 +76,8 @@ func TestEscapesHexDigit(t *testing.T) {
 }
 
 func TestScanHashes(t *testing.T) {
-	a, b := snapshot.Hash([]byte("a")), snapshot.Hash([]byte("b"))
-	m := snapshot.Manifest{ID: "s1", Documents: map[string]snapshot.Entry{
+	a, b := Hash([]byte("a")), Hash([]byte("b"))
+	m := Manifest{ID: "s1", Documents: map[string]Entry{
 		"/public/courses?type=Blended&type=Online": {Hash: a, Size: 1},
 		"/public/course/1":                         {Hash: b, Size: 1},
 	}}
@@ -87,17 +85,17 @@ func TestScanHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := scanHashes(plain)
+	got := ScanHashes(plain)
 	slices.Sort(got)
 	want := []string{a, b}
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("scanHashes(manifest) mismatch (-want +got):\n%s", diff)
+		t.Errorf("ScanHashes(manifest) mismatch (-want +got):\n%s", diff)
 	}
 	// Not hashes: too short, upper case, or cut off.
 	for _, in := range []string{`{"sha256":"abc"}`, `{"sha256":"` + strings.ToUpper(a) + `"}`, `{"sha256":"` + a} {
-		if got := scanHashes([]byte(in)); got != nil {
-			t.Errorf("scanHashes(%q) = %q, want none", in, got)
+		if got := ScanHashes([]byte(in)); got != nil {
+			t.Errorf("ScanHashes(%q) = %q, want none", in, got)
 		}
 	}
 }
