@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -51,19 +52,19 @@ type env struct {
 // commands lists every subcommand in the order the usage shows them.
 func commands() []command {
 	return []command{
-		{"migrate", "", "create the reference schema; running it again changes nothing", cmdMigrate},
-		{"doctor", "[--json]", "check the database as mapped, its indexes and triggers, the replica, the store, Redis; exit 1 on any ✗", cmdDoctor},
+		{"migrate", "", "apply the mapping (default: the reference schema), the webhook and queue tables and, with builder.listen, the change triggers on the tables it names (without: removes them); prints each table, column, view, function, trigger or index it created, changed or removed, or that the schema is up to date; running it again changes nothing", cmdMigrate},
+		{"doctor", "[--json]", "one line per check, ✓ or ✗ with what to do: the mapped columns and types, the indexes the queries need (EXPLAIN), the triggers, the replica's lag, the store, Redis, the time zone, the tokens; exit 1 on any ✗", cmdDoctor},
 		{"seed", "--courses N --classes N --registrations N --seed S [--reset]", "fill the reference schema with sample data", cmdSeed},
-		{"run", "[--force]", "build and publish one snapshot, then exit", cmdRun},
-		{"serve", "", "build at start, on builder.schedule and after every committed change until SIGTERM", cmdServe},
-		{"status", "", "show the current snapshot and the kept ones", cmdStatus},
+		{"run", "[--force]", "build and publish one snapshot, then exit; --force publishes past builder.max_shrink", cmdRun},
+		{"serve", "", "build at start, on builder.schedule, at midnight and after every committed change, until SIGTERM", cmdServe},
+		{"status", "", "show the current snapshot, the kept ones, and the last change-triggered build: what it re-rendered", cmdStatus},
 		{"rollback", "[SNAPSHOT]", "make a kept snapshot current (default: the one before the current)", cmdRollback},
-		{"token create", "--name NAME [--rate-limit N]", "issue an API token; it is printed once, as the last line", tokenCreate},
-		{"token list", "", "list the API tokens with their limits (never the tokens themselves)", tokenList},
-		{"token revoke", "ID", "revoke an API token", tokenRevoke},
-		{"token set-limit", "ID N|default", "limit a token at N requests per rolling minute, or at edge.rate_limit", tokenSetLimit},
-		{"webhook add", "--url URL [--description TEXT]", "register a partner's endpoint; its signing secret is printed once, as the last line", webhookAdd},
-		{"webhook list", "", "list the endpoints: state, last success, last failure and its reason, failures in a row (never the secrets)", webhookList},
+		{"token create", "--name NAME [--rate-limit N]", "issue an API token, printed once as the last line of stdout; edges accept it within edge.token_refresh; NAME is printable text (no control or format character)", tokenCreate},
+		{"token list", "", "list the API tokens with their limits, never the tokens themselves (a name stored with a control character is quoted)", tokenList},
+		{"token revoke", "ID", "revoke an API token: it stops working within edge.token_refresh", tokenRevoke},
+		{"token set-limit", "ID N|default", "limit a token at N requests per rolling minute, or at edge.rate_limit; edges apply it within edge.token_refresh", tokenSetLimit},
+		{"webhook add", "--url URL [--description TEXT]", "register a partner's endpoint; prints its id and its signing secret whsec_…, once, as the last line", webhookAdd},
+		{"webhook list", "", "list the endpoints: state, deliveries pending, last success, last failure and its reason, failures in a row (never the secrets)", webhookList},
 		{"webhook remove", "ID", "remove an endpoint and its deliveries not yet made", webhookRemove},
 		{"webhook enable", "ID", "enable an endpoint that was disabled after failing for webhooks.disable_after", webhookEnable},
 		{"webhook test", "ID", "send the endpoint a signed catalogue.ping now and show its answer", webhookTest},
@@ -112,11 +113,29 @@ func usage(w io.Writer) {
 		if c.args != "" {
 			synopsis += " " + c.args
 		}
-		fmt.Fprintf(w, "  %s\n      %s\n", synopsis, c.summary)
+		fmt.Fprintf(w, "  %s\n%s", synopsis, wrap(c.summary, "      ", 92))
 	}
 	fmt.Fprint(w, `
 Every command takes --config FILE (YAML, see config/catalogue.example.yaml) and flags for
 the configuration keys it uses. Flags override the environment (CATALOGUE_* variables),
 which overrides the file. "builder COMMAND -h" lists a command's flags.
 `)
+}
+
+// wrap returns text as lines of at most width bytes, each starting with indent (a word
+// longer than the line stands alone), so that the help reads in an 80-to-100-column terminal.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += word
+	}
+	return b.String() + line + "\n"
 }

@@ -49,19 +49,19 @@ func writeConfig(t *testing.T, dbURL, storeURL, endpoint string) string {
 
 var summary = regexp.MustCompile(`^snapshot (\S+): (\d+) documents, (\d+) new objects stored, (\d+) bytes, [0-9]+\.[0-9]{2}s\n$`)
 
-// TestREADMESummaryLine holds the README's example of builder run's last line to the format
-// the command prints (seen failing on "2.1s", one decimal where it prints two).
-func TestREADMESummaryLine(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestSummaryLineExample holds builder/README.md's example of builder run's last line to the
+// format the command prints (seen failing on "2.1s", one decimal where it prints two).
+func TestSummaryLineExample(t *testing.T) {
+	b, err := os.ReadFile("../../builder/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("`builder run` ends with one line such as\n`([^`]*)`").FindSubmatch(b)
 	if m == nil {
-		t.Fatal("README.md has no \"`builder run` ends with one line such as\" example")
+		t.Fatal("builder/README.md has no \"`builder run` ends with one line such as\" example")
 	}
 	if !summary.Match(append(m[1], '\n')) {
-		t.Errorf("the README's example %q is not the line builder run prints (%s)", m[1], summary)
+		t.Errorf("builder/README.md's example %q is not the line builder run prints (%s)", m[1], summary)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainingco/catalogue/cmd/internal/docs"
 )
 
 // testFeedsValidator walks both feeds (D35–D39) with @openactive/rpde-validator, the
@@ -142,25 +144,14 @@ func (f *fixture) testGuideMirror(t *testing.T) {
 // guide, the Markdown of edge/openapi.json's info.description that the docs page renders.
 func guideBlock(t *testing.T, heading, fence string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "edge", "openapi.json"))
+	guide, err := docs.ReadGuide(filepath.Join(repoRoot(t), "edge", "openapi.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Info struct{ Description string } `json:"info"`
+	block, err := docs.Block(guide, heading, fence)
+	if err != nil {
+		t.Fatalf("the guide (edge/openapi.json, info.description): %v", err)
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(doc.Info.Description, "\n"+heading)
-	if !ok {
-		t.Fatalf("the guide (edge/openapi.json, info.description) has no heading %q", heading)
-	}
-	_, rest, ok = strings.Cut(rest, "\n"+fence+"\n")
-	if !ok {
-		t.Fatalf("the guide has no %s block after %q", fence, heading)
-	}
-	block, _, _ := strings.Cut(rest, "\n```")
 	return block
 }
 
