@@ -9,6 +9,9 @@
 //	snapshots/<id>.json       the manifest of snapshot <id>: every route, its hash and size
 //	deltas/<id>.json          for a snapshot built over another: what it changed (Delta)
 //	current.json              the pointer: which snapshot is current
+//
+// A manifest and a delta share their Header. What each file holds is pinned byte for byte by
+// TestFormatIsByteForByte: edges and builders of other versions read the same store.
 package snapshot
 
 import (

@@ -137,7 +137,7 @@ func writeDoc(path string, b []byte) error {
 func writeClassPaths(path, base string, m *snapshot.Manifest) error {
 	var paths []string
 	for route := range m.Documents {
-		if strings.HasPrefix(route, "/public/class/") {
+		if snapshot.IsClassRoute(route) {
 			paths = append(paths, base+route)
 		}
 	}
