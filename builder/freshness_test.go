@@ -18,7 +18,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/catalogue"
-	"github.com/trainingco/catalogue/builder/listen"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/config"
@@ -270,7 +270,7 @@ func killListener(t *testing.T, dbURL string) {
 	}
 	defer conn.Close(ctx)
 	var n int
-	if err := conn.QueryRow(ctx, q, listen.ApplicationName).Scan(&n); err != nil || n != 1 {
+	if err := conn.QueryRow(ctx, q, freshness.ApplicationName).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("terminate the listener: %d terminated, %v; want 1", n, err)
 	}
 }

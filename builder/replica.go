@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -18,7 +18,7 @@ const replayPoll = 50 * time.Millisecond
 // waitReplay waits until the replica at replicaURL has replayed the primary's log up to lsn,
 // at most bound. It reports whether it has (a database that is not a standby always has)
 // and the position it saw last.
-func waitReplay(ctx context.Context, replicaURL string, lsn changes.LSN, bound time.Duration) (bool, changes.LSN, error) {
+func waitReplay(ctx context.Context, replicaURL string, lsn freshness.LSN, bound time.Duration) (bool, freshness.LSN, error) {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, replicaURL)
@@ -38,7 +38,7 @@ func waitReplay(ctx context.Context, replicaURL string, lsn changes.LSN, bound t
 		if s == nil {
 			return true, 0, nil // not a standby: it is the primary, or a copy that is not replaying
 		}
-		replayed, err := changes.ParseLSN(*s)
+		replayed, err := freshness.ParseLSN(*s)
 		if err != nil {
 			return false, 0, err
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/pending"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/config"
 )
 
@@ -15,11 +15,11 @@ func TestScheduleHasMidnight(t *testing.T) {
 	cfg.Database.URL = "postgres://unused@127.0.0.1:1/x"
 	cfg.Timezone = "America/Chicago"
 	cfg.Builder.Schedule = "@every 7h"
-	s, err := newServer(cfg, ServeOptions{})
+	s, err := newServeLoop(cfg, ServeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.schedule(&pending.Queue{})
+	c, err := s.schedule(&freshness.Queue{})
 	if err != nil {
 		t.Fatal(err)
 	}

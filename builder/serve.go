@@ -10,9 +10,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/trainingco/catalogue/builder/changes"
-	"github.com/trainingco/catalogue/builder/listen"
-	"github.com/trainingco/catalogue/builder/pending"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/webhook"
@@ -48,12 +46,12 @@ const startWait = 2 * time.Second
 // Serve builds once at start, then on cfg.Builder.Schedule and at midnight (in cfg's time
 // zone), and, with builder.listen, after every change committed on the primary, until ctx
 // is cancelled. Builds never overlap: whatever is asked for during a build is gathered into
-// the next one. A change builds only the documents it affects (see changes.go); a failed
+// the next one. A change builds only the documents it affects (see buildchanges.go); a failed
 // build is logged and retried with backoff (see loop). When ctx is cancelled Serve stops
 // scheduling, waits for the build in progress, which the cancellation interrupts before its
 // pointer is written if it has not been yet, and returns nil.
 func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
-	s, err := newServer(cfg, opts)
+	s, err := newServeLoop(cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -65,7 +63,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	if s.webhooks, err = s.startWebhooks(ctx); err != nil {
 		return err
 	}
-	q := &pending.Queue{Quiet: cfg.Builder.Debounce, MaxDelay: cfg.Builder.MaxDelay}
+	q := &freshness.Queue{Quiet: cfg.Builder.Debounce, MaxDelay: cfg.Builder.MaxDelay}
 	c, err := s.schedule(q)
 	if err != nil {
 		return err
@@ -101,7 +99,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 }
 
 // schedule returns the cron that asks q for the scheduled and the midnight builds.
-func (s *server) schedule(q *pending.Queue) (*cron.Cron, error) {
+func (s *serveLoop) schedule(q *freshness.Queue) (*cron.Cron, error) {
 	sched, err := cron.ParseStandard(s.cfg.Builder.Schedule)
 	if err != nil {
 		return nil, fmt.Errorf("builder.schedule: %w", err)
@@ -119,20 +117,20 @@ func (s *server) schedule(q *pending.Queue) (*cron.Cron, error) {
 // listen feeds q with what the primary notifies until ctx is done. The first connection
 // closes connected and asks for the build at start; every later one asks for a full build,
 // since notifications sent while disconnected are lost.
-func (s *server) listen(ctx context.Context, q *pending.Queue, connected chan struct{}) {
+func (s *serveLoop) listen(ctx context.Context, q *freshness.Queue, connected chan struct{}) {
 	var first sync.Once
 	var leaseLogged bool
-	_ = listen.Listen(ctx, listen.Options{
+	_ = freshness.Listen(ctx, freshness.ListenOptions{
 		URL: s.cfg.Database.URL,
-		Connected: func(lsn changes.LSN) {
+		Connected: func(lsn freshness.LSN) {
 			s.metrics.connects.Inc()
 			trigger := snapshot.TriggerListen
 			first.Do(func() { trigger = snapshot.TriggerStart; close(connected) })
 			leaseLogged = false
-			s.log.Info("listening for changes on the primary", "channel", changes.Channel, "wal", lsn.String())
+			s.log.Info("listening for changes on the primary", "channel", freshness.Channel, "wal", lsn.String())
 			q.Full(trigger, lsn)
 		},
-		Notified: func(payload string, lsn changes.LSN, at time.Time) {
+		Notified: func(payload string, lsn freshness.LSN, at time.Time) {
 			s.metrics.notifications.Inc()
 			if err := q.Change(snapshot.TriggerChange, payload, lsn, at); err != nil {
 				s.log.Warn("a change notification could not be read; the next build renders everything", "error", err.Error())
@@ -141,7 +139,7 @@ func (s *server) listen(ctx context.Context, q *pending.Queue, connected chan st
 		LogError: func(err error) {
 			switch {
 			case ctx.Err() != nil:
-			case errors.Is(err, listen.ErrLeaseHeld):
+			case errors.Is(err, freshness.ErrLeaseHeld):
 				if !leaseLogged {
 					s.log.Info("another builder serve listens for changes; this one builds on the schedule and takes over if it stops")
 					leaseLogged = true
@@ -165,7 +163,7 @@ const (
 // published within retryMax of its return rather than at the next scheduled build. What is
 // asked for during the wait is gathered into the retry. A build the publish guard refused is
 // not retried: building the same catalogue again gives the same answer.
-func (s *server) loop(ctx context.Context, q *pending.Queue) {
+func (s *serveLoop) loop(ctx context.Context, q *freshness.Queue) {
 	var wait time.Duration
 	for {
 		b, ok := q.Next(ctx)

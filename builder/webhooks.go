@@ -25,7 +25,7 @@ type webhooks struct {
 
 // startWebhooks starts delivering; it returns nil, logged, when the database has no
 // webhook tables yet (builder migrate makes them), so that serve runs without webhooks.
-func (s *server) startWebhooks(ctx context.Context) (*webhooks, error) {
+func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 	pc, err := pgxpool.ParseConfig(s.cfg.Database.URL)
 	if err != nil {
 		return nil, fmt.Errorf("database.url: %w", err)
@@ -72,7 +72,7 @@ func (s *server) startWebhooks(ctx context.Context) (*webhooks, error) {
 // announce queues the catalogue.changed of a publication that changed a served course or
 // class document. A failure is logged: the next change's message names the feeds'
 // position before it, from which a partner reads this change too.
-func (s *server) announce(ctx context.Context, res publish.Result, noticed time.Time) {
+func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed time.Time) {
 	if s.webhooks == nil || res.SnapshotID == "" || res.Feed.Empty() {
 		return
 	}

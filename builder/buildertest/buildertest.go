@@ -24,7 +24,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/templates"
@@ -142,7 +142,7 @@ func WaitReplayed(t testing.TB, primary, standby string) {
 	if err := queryRow(ctx, primary, "SELECT pg_current_wal_insert_lsn()::text", &lsn); err != nil {
 		t.Fatalf("read the primary's WAL position: %v", err)
 	}
-	if l, err := changes.ParseLSN(lsn); err == nil {
+	if l, err := freshness.ParseLSN(lsn); err == nil {
 		lsn = l.RecordEnd().String() // see RecordEnd: the position past a page header is never replayed alone
 	}
 	for {

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/buildertest"
-	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -101,7 +101,7 @@ func TestRenderChangesMatchesRender(t *testing.T) {
 func TestReadChangesOfNothing(t *testing.T) {
 	dbURL := buildertest.NewMigratedDatabase(t)
 	buildertest.Exec(t, dbURL, fixture)
-	d := readChanges(t, dbURL, &changes.Set{})
+	d := readChanges(t, dbURL, &freshness.Changes{})
 	if len(d.CourseIDs)+len(d.ClassIDs)+len(d.Courses)+len(d.Classes)+len(d.Upcoming)+len(d.Scores) != 0 {
 		t.Errorf("ReadChanges of nothing = %+v, want nothing", d)
 	}
@@ -127,7 +127,7 @@ func readURL(t *testing.T, dbURL string) *Data {
 }
 
 // readChanges reads what set names as the builder does.
-func readChanges(t *testing.T, dbURL string, set *changes.Set) *Delta {
+func readChanges(t *testing.T, dbURL string, set *freshness.Changes) *Delta {
 	t.Helper()
 	ch := Changed{Courses: set.Courses(), Classes: set.Classes(), RegClasses: set.RegClasses(), ClassCourses: set.ClassCourses(),
 		Rooms: set.Rooms(), Locations: set.Locations()}
@@ -159,7 +159,7 @@ func inTx(t *testing.T, dbURL string, f func(context.Context, pgx.Tx) error) {
 
 // notified runs sql on dbURL and returns what the notifications it caused say: a listener
 // collects them up to a marker sent after sql has committed.
-func notified(t *testing.T, dbURL, sql string) *changes.Set {
+func notified(t *testing.T, dbURL, sql string) *freshness.Changes {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -168,13 +168,13 @@ func notified(t *testing.T, dbURL, sql string) *changes.Set {
 		t.Fatalf("connect: %v", err)
 	}
 	defer listener.Close(ctx)
-	if _, err := listener.Exec(ctx, "LISTEN "+changes.Channel); err != nil {
+	if _, err := listener.Exec(ctx, "LISTEN "+freshness.Channel); err != nil {
 		t.Fatalf("listen: %v", err)
 	}
 	const marker = "end of test change"
 	buildertest.Exec(t, dbURL, sql)
-	buildertest.Exec(t, dbURL, "NOTIFY "+changes.Channel+", '"+marker+"'")
-	set := &changes.Set{}
+	buildertest.Exec(t, dbURL, "NOTIFY "+freshness.Channel+", '"+marker+"'")
+	set := &freshness.Changes{}
 	var payloads []string
 	for {
 		n, err := listener.WaitForNotification(ctx)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/changes"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -46,7 +46,7 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 			c.OK, c.Detail = true, "replica.url is not a standby (it replays nothing): it is read as it is"
 			return c
 		}
-		r, err := changes.ParseLSN(*replayed)
+		r, err := freshness.ParseLSN(*replayed)
 		if err != nil {
 			c.Detail = err.Error()
 			return c
@@ -71,7 +71,7 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 
 // markWAL commits a transaction that writes only its commit record and returns the WAL
 // position before it.
-func markWAL(ctx context.Context, primary *pgx.Conn) (changes.LSN, error) {
+func markWAL(ctx context.Context, primary *pgx.Conn) (freshness.LSN, error) {
 	tx, err := primary.Begin(ctx)
 	if err != nil {
 		return 0, err
@@ -84,5 +84,5 @@ func markWAL(ctx context.Context, primary *pgx.Conn) (changes.LSN, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return 0, err
 	}
-	return changes.ParseLSN(s)
+	return freshness.ParseLSN(s)
 }

@@ -1,4 +1,4 @@
-package changes
+package freshness
 
 import (
 	"strconv"
@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestSetAdd(t *testing.T) {
-	var s Set
+func TestChangesAdd(t *testing.T) {
+	var s Changes
 	for _, p := range []string{
 		`{"table": "courses", "ids": [3, 1]}`,
 		`{"table": "classes", "ids": [101, 102], "course_ids": [1, 2]}`,
@@ -31,7 +31,7 @@ func TestSetAdd(t *testing.T) {
 		"class courses": {1, 2}, "rooms": {10}, "locations": {7},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Set after Add mismatch (-want +got):\n%s", diff)
+		t.Errorf("Changes after Add mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]int{"courses": 2, "classes": 1, "registrations": 1, "rooms": 1, "locations": 1}, s.Notifications()); diff != "" {
 		t.Errorf("Notifications mismatch (-want +got):\n%s", diff)
@@ -42,7 +42,7 @@ func TestSetAdd(t *testing.T) {
 }
 
 // TestSetEverything: what a set cannot list makes it say "everything".
-func TestSetEverything(t *testing.T) {
+func TestChangesEverything(t *testing.T) {
 	tests := []struct {
 		name    string
 		payload string
@@ -54,7 +54,7 @@ func TestSetEverything(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s Set
+			var s Changes
 			_ = s.Add(`{"table": "courses", "ids": [1]}`)
 			err := s.Add(tt.payload)
 			if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
@@ -71,8 +71,8 @@ func TestSetEverything(t *testing.T) {
 	}
 }
 
-func TestSetGivesUpPastMaxIDs(t *testing.T) {
-	var s Set
+func TestChangesGivesUpPastMaxIDs(t *testing.T) {
+	var s Changes
 	for i := range MaxIDs {
 		if err := s.Add(`{"table": "registrations", "class_ids": [` + strconv.Itoa(i) + `]}`); err != nil {
 			t.Fatal(err)
@@ -87,8 +87,8 @@ func TestSetGivesUpPastMaxIDs(t *testing.T) {
 	}
 }
 
-func TestSetMerge(t *testing.T) {
-	var a, b Set
+func TestChangesMerge(t *testing.T) {
+	var a, b Changes
 	_ = a.Add(`{"table": "classes", "ids": [1], "course_ids": [5]}`)
 	_ = b.Add(`{"table": "classes", "ids": [2], "course_ids": [5]}`)
 	_ = b.Add(`{"table": "rooms", "ids": [9]}`)
@@ -99,7 +99,7 @@ func TestSetMerge(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"classes": 2, "rooms": 1}, a.Notifications()); diff != "" {
 		t.Errorf("Notifications after Merge mismatch (-want +got):\n%s", diff)
 	}
-	var all Set
+	var all Changes
 	_ = all.Add(`{"table": "courses", "all": true}`)
 	a.Merge(&all)
 	if !a.All() {

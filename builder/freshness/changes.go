@@ -1,9 +1,4 @@
-// Package changes reads the notifications that the triggers of templates/notify.sql send on
-// the primary after every change to the catalogue's tables, and gathers them into a Set:
-// what the next build has to read again. A notification it cannot read, or a set grown past
-// MaxIDs, makes the set say "everything", which a full build answers: being unsure costs
-// time, never freshness.
-package changes
+package freshness
 
 import (
 	"encoding/json"
@@ -15,12 +10,16 @@ import (
 // Channel is the channel the triggers notify and builder serve listens on.
 const Channel = "catalogue_changes"
 
-// MaxIDs is how many ids a set gathers before it gives up and says "everything": past it a
+// MaxIDs is how many ids a Changes gathers before it gives up and says "everything": past it a
 // full build reads less than re-reading every named row one by one would.
 const MaxIDs = 5000
 
-// Set is what a series of notifications says changed. The zero Set is empty and ready.
-type Set struct {
+// Changes is what a series of notifications says changed: the notifications that the
+// triggers of templates/notify.sql send on the primary after every change to the
+// catalogue's tables, gathered into what the next build has to read again. A notification
+// it cannot read, or more than MaxIDs ids, makes it say "everything", which a full build
+// answers: being unsure costs time, never freshness. The zero Changes is empty and ready.
+type Changes struct {
 	all          bool
 	courses      ids // course rows changed
 	classes      ids // class rows changed
@@ -42,9 +41,9 @@ type payload struct {
 	ClassIDs  []int64 `json:"class_ids"`
 }
 
-// Add adds one notification's payload. A payload it cannot read makes the set say
+// Add adds one notification's payload. A payload it cannot read makes it say
 // "everything" and is returned as an error for the caller to log.
-func (s *Set) Add(raw string) error {
+func (s *Changes) Add(raw string) error {
 	var p payload
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
 		s.setAll()
@@ -78,7 +77,7 @@ func (s *Set) Add(raw string) error {
 }
 
 // Merge adds everything o says to s.
-func (s *Set) Merge(o *Set) {
+func (s *Changes) Merge(o *Changes) {
 	for t, n := range o.tables {
 		s.countN(t, n)
 	}
@@ -97,39 +96,39 @@ func (s *Set) Merge(o *Set) {
 	}
 }
 
-// All reports whether the set says "everything changed".
-func (s *Set) All() bool { return s.all }
+// All reports whether c says "everything changed".
+func (s *Changes) All() bool { return s.all }
 
 // Empty reports whether no notification was added.
-func (s *Set) Empty() bool { return len(s.tables) == 0 && !s.all }
+func (s *Changes) Empty() bool { return len(s.tables) == 0 && !s.all }
 
 // Courses returns the courses whose row changed, sorted; nil when All.
-func (s *Set) Courses() []int64 { return s.courses.sorted() }
+func (s *Changes) Courses() []int64 { return s.courses.sorted() }
 
 // Classes returns the classes whose row changed, sorted.
-func (s *Set) Classes() []int64 { return s.classes.sorted() }
+func (s *Changes) Classes() []int64 { return s.classes.sorted() }
 
 // RegClasses returns the classes whose registrations changed, sorted.
-func (s *Set) RegClasses() []int64 { return s.regClasses.sorted() }
+func (s *Changes) RegClasses() []int64 { return s.regClasses.sorted() }
 
 // ClassCourses returns the courses the changed classes belong or belonged to, sorted.
-func (s *Set) ClassCourses() []int64 { return s.classCourses.sorted() }
+func (s *Changes) ClassCourses() []int64 { return s.classCourses.sorted() }
 
 // Rooms returns the rooms whose row changed, sorted.
-func (s *Set) Rooms() []int64 { return s.rooms.sorted() }
+func (s *Changes) Rooms() []int64 { return s.rooms.sorted() }
 
 // Locations returns the locations whose row changed, sorted.
-func (s *Set) Locations() []int64 { return s.locations.sorted() }
+func (s *Changes) Locations() []int64 { return s.locations.sorted() }
 
 // Notifications returns how many notifications each table sent.
-func (s *Set) Notifications() map[string]int { return maps.Clone(s.tables) }
+func (s *Changes) Notifications() map[string]int { return maps.Clone(s.tables) }
 
-func (s *Set) setAll() {
+func (s *Changes) setAll() {
 	s.all = true
 	s.courses, s.classes, s.regClasses, s.classCourses, s.rooms, s.locations = nil, nil, nil, nil, nil, nil
 }
 
-func (s *Set) add(to *ids, list []int64) {
+func (s *Changes) add(to *ids, list []int64) {
 	if s.all || len(list) == 0 {
 		return
 	}
@@ -141,16 +140,16 @@ func (s *Set) add(to *ids, list []int64) {
 	}
 }
 
-func (s *Set) count(table string) { s.countN(table, 1) }
+func (s *Changes) count(table string) { s.countN(table, 1) }
 
-func (s *Set) countN(table string, n int) {
+func (s *Changes) countN(table string, n int) {
 	if s.tables == nil {
 		s.tables = map[string]int{}
 	}
 	s.tables[table] += n
 }
 
-func (s *Set) size() int {
+func (s *Changes) size() int {
 	return len(s.courses) + len(s.classes) + len(s.regClasses) + len(s.classCourses) + len(s.rooms) + len(s.locations)
 }
 

@@ -1,16 +1,4 @@
-// Package listen keeps one connection to the primary LISTENing on changes.Channel and
-// reports what it hears, reconnecting whenever the connection drops. It follows the order
-// PostgreSQL's documentation gives a LISTEN client: LISTEN first, then read the state, then
-// handle notifications. Notifications sent while no connection listens are lost, so after
-// every (re)connect it reports Connected, on which the caller rebuilds everything; a change
-// committed after the LISTEN is then both in that build and notified, never in neither.
-//
-// Only one listener among all the builders of a catalogue listens at a time: the connection
-// holds a session advisory lock (the lease) while it listens, and the others retry every
-// ReconnectDelay, so one of them takes over within that time when the listener's connection
-// ends. Two listeners would each answer every change, and each would find the other's
-// snapshot current and rebuild everything.
-package listen
+package freshness
 
 import (
 	"context"
@@ -24,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgxlisten"
 
-	"github.com/trainingco/catalogue/builder/changes"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -35,11 +22,11 @@ const ApplicationName = "catalogue-builder-listen"
 // LeaseName names the advisory lock a listening connection holds.
 const LeaseName = "public-catalogue-listener"
 
-// ErrLeaseHeld is logged (through Options.LogError) when another builder is listening.
+// ErrLeaseHeld is logged (through ListenOptions.LogError) when another builder is listening.
 var ErrLeaseHeld = errors.New("another builder serve is listening for changes")
 
-// Options configure Listen.
-type Options struct {
+// ListenOptions configure Listen.
+type ListenOptions struct {
 	// URL is the primary's: a hot standby delivers no notifications.
 	URL string
 	// ReconnectDelay is the wait before connecting again after the connection failed or
@@ -47,11 +34,11 @@ type Options struct {
 	ReconnectDelay time.Duration
 	// Connected is called after every (re)connect, once LISTEN is in place, with the
 	// primary's WAL position at that moment.
-	Connected func(lsn changes.LSN)
+	Connected func(lsn LSN)
 	// Notified is called for every notification with its payload, the primary's WAL
 	// position when it was received (every change it announces lies before it) and the
 	// time it was received. It must not block.
-	Notified func(payload string, lsn changes.LSN, at time.Time)
+	Notified func(payload string, lsn LSN, at time.Time)
 	// LogError is told of connection failures, lost connections and ErrLeaseHeld.
 	LogError func(error)
 }
@@ -63,9 +50,20 @@ const keepAlive = 15 * time.Second
 
 var embedded = sync.OnceValue(templates.MustDefault)
 
-// Listen listens until ctx is done; it returns ctx's error, or an error for options it
-// cannot use.
-func Listen(ctx context.Context, o Options) error {
+// Listen keeps one connection to the primary LISTENing on Channel and reports what it
+// hears, reconnecting whenever the connection drops, until ctx is done; it returns ctx's
+// error, or an error for options it cannot use. It follows the order
+// PostgreSQL's documentation gives a LISTEN client: LISTEN first, then read the state, then
+// handle notifications. Notifications sent while no connection listens are lost, so after
+// every (re)connect it reports Connected, on which the caller rebuilds everything; a change
+// committed after the LISTEN is then both in that build and notified, never in neither.
+//
+// Only one listener among all the builders of a catalogue listens at a time: the connection
+// holds a session advisory lock (the lease) while it listens, and the others retry every
+// ReconnectDelay, so one of them takes over within that time when the listener's connection
+// ends. Two listeners would each answer every change, and each would find the other's
+// snapshot current and rebuild everything.
+func Listen(ctx context.Context, o ListenOptions) error {
 	cfg, err := pgx.ParseConfig(o.URL)
 	if err != nil {
 		return fmt.Errorf("listen: database.url: %w", err)
@@ -83,7 +81,7 @@ func Listen(ctx context.Context, o Options) error {
 		LogError:       func(_ context.Context, err error) { o.logError(err) },
 		ReconnectDelay: delay,
 	}
-	l.Handle(changes.Channel, handler{o})
+	l.Handle(Channel, handler{o})
 	return l.Listen(ctx)
 }
 
@@ -106,7 +104,7 @@ func connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 }
 
 // handler answers pgxlisten's calls.
-type handler struct{ o Options }
+type handler struct{ o ListenOptions }
 
 // HandleBacklog runs after LISTEN, before any notification is handled: the state to read
 // is the whole catalogue, which the caller's build reads.
@@ -138,19 +136,19 @@ func (h handler) HandleNotification(ctx context.Context, n *pgconn.Notification,
 
 // position returns the primary's WAL insert position as a standby reports it once it has
 // replayed everything before it.
-func position(ctx context.Context, conn *pgx.Conn) (changes.LSN, error) {
+func position(ctx context.Context, conn *pgx.Conn) (LSN, error) {
 	var s string
 	if err := conn.QueryRow(ctx, embedded().SQL(templates.WALInsertLSN)).Scan(&s); err != nil {
 		return 0, fmt.Errorf("read the primary's WAL position: %w", err)
 	}
-	lsn, err := changes.ParseLSN(s)
+	lsn, err := ParseLSN(s)
 	if err != nil {
 		return 0, err
 	}
 	return lsn.RecordEnd(), nil
 }
 
-func (o Options) logError(err error) {
+func (o ListenOptions) logError(err error) {
 	if o.LogError != nil {
 		o.LogError(err)
 	}

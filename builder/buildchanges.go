@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/catalogue"
-	"github.com/trainingco/catalogue/builder/pending"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/templates"
@@ -19,7 +19,7 @@ import (
 // lists and popular, from the state kept since the last build), and publishes them with
 // every other document taken from the last manifest. Everything the changes name is read in
 // one transaction, as a full build reads everything.
-func (s *server) buildChanges(ctx context.Context, tpl *templates.Set, p *publish.Publisher, b pending.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
+func (s *serveLoop) buildChanges(ctx context.Context, tpl *templates.Set, p *publish.Publisher, b freshness.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
 	ch := catalogue.Changed{
 		Courses: b.Changes.Courses(), Classes: b.Changes.Classes(), RegClasses: b.Changes.RegClasses(),
 		ClassCourses: b.Changes.ClassCourses(),

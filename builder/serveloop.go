@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/trainingco/catalogue/builder/catalogue"
-	"github.com/trainingco/catalogue/builder/pending"
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
@@ -17,8 +17,9 @@ import (
 	"github.com/trainingco/catalogue/templates"
 )
 
-// server is builder serve's state between builds. Only the build loop touches it.
-type server struct {
+// serveLoop is builder serve: the loop that answers each batch of freshness.Queue with a
+// build (loop), and its state between builds. Only the loop touches it.
+type serveLoop struct {
 	cfg     config.Config
 	opts    ServeOptions
 	log     *slog.Logger
@@ -40,7 +41,7 @@ type published struct {
 	state    *catalogue.State
 }
 
-func newServer(cfg config.Config, opts ServeOptions) (*server, error) {
+func newServeLoop(cfg config.Config, opts ServeOptions) (*serveLoop, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -53,7 +54,7 @@ func newServer(cfg config.Config, opts ServeOptions) (*server, error) {
 	if _, err := primaryURL(cfg); err != nil {
 		return nil, err
 	}
-	return &server{cfg: cfg, opts: opts, log: opts.Logger, metrics: opts.Metrics}, nil
+	return &serveLoop{cfg: cfg, opts: opts, log: opts.Logger, metrics: opts.Metrics}, nil
 }
 
 // outcome is what one build did, for its log line and metrics.
@@ -70,7 +71,7 @@ type outcome struct {
 
 // build answers one batch: it waits for the replica to replay the batch's changes, then
 // builds what changed, or everything, and publishes it.
-func (s *server) build(ctx context.Context, b pending.Batch) error {
+func (s *serveLoop) build(ctx context.Context, b freshness.Batch) error {
 	o := outcome{caughtUp: true, triggerKey: b.Triggers[0]}
 	if b.LSN != 0 {
 		o.waited, o.caughtUp = s.waitReplica(ctx, b)
@@ -92,7 +93,7 @@ func (s *server) build(ctx context.Context, b pending.Batch) error {
 }
 
 // waitReplica waits, at most builder.replica_wait, for the replica to replay b's changes.
-func (s *server) waitReplica(ctx context.Context, b pending.Batch) (time.Duration, bool) {
+func (s *serveLoop) waitReplica(ctx context.Context, b freshness.Batch) (time.Duration, bool) {
 	began := time.Now()
 	ok, replayed, err := waitReplay(ctx, s.cfg.ReplicaURL(), b.LSN, s.cfg.Builder.ReplicaWait)
 	waited := time.Since(began)
@@ -112,7 +113,7 @@ func (s *server) waitReplica(ctx context.Context, b pending.Batch) (time.Duratio
 // run builds b: only what changed when this builder can, everything otherwise. Any failure
 // forgets the last publication, so that the next build is a full one: a batch that failed
 // is not retried by itself, and a full build covers it.
-func (s *server) run(ctx context.Context, b pending.Batch) (string, publish.Result, error) {
+func (s *serveLoop) run(ctx context.Context, b freshness.Batch) (string, publish.Result, error) {
 	kind, res, state, err := s.runLocked(ctx, b)
 	s.last = nil
 	if (err == nil || errors.Is(err, publish.ErrCollect)) && res.Manifest != nil && state != nil {
@@ -126,7 +127,7 @@ func (s *server) run(ctx context.Context, b pending.Batch) (string, publish.Resu
 
 // remember adds m to the manifests this process published, of which it keeps the newest
 // builder.keep (snapshot ids sort in build order).
-func (s *server) remember(m *snapshot.Manifest) {
+func (s *serveLoop) remember(m *snapshot.Manifest) {
 	if s.own == nil {
 		s.own = map[string]*snapshot.Manifest{}
 	}
@@ -138,18 +139,18 @@ func (s *server) remember(m *snapshot.Manifest) {
 }
 
 // publisher returns a publisher into the store for a build holding the lock l.
-func (s *server) publisher(l *lock) *publish.Publisher {
+func (s *serveLoop) publisher(l *lock) *publish.Publisher {
 	p := newPublisher(s.cfg, s.store, s.opts.Progress, s.opts.Now)
 	p.CheckLock, p.Own = l.held, s.own
 	return p
 }
 
-func (s *server) runLocked(ctx context.Context, b pending.Batch) (string, publish.Result, *catalogue.State, error) {
+func (s *serveLoop) runLocked(ctx context.Context, b freshness.Batch) (string, publish.Result, *catalogue.State, error) {
 	tpl, err := templates.Load(s.cfg.Templates.Dir)
 	if err != nil {
 		return kindFull, publish.Result{}, nil, err
 	}
-	dbURL, _ := primaryURL(s.cfg) // newServer checked it
+	dbURL, _ := primaryURL(s.cfg) // newServeLoop checked it
 	l, err := acquire(ctx, dbURL, func() { s.log.Info("waiting for another builder…") })
 	if err != nil {
 		return kindFull, publish.Result{}, nil, err
@@ -176,7 +177,7 @@ func (s *server) runLocked(ctx context.Context, b pending.Batch) (string, publis
 // canBuildChanges says whether b can be built over the last publication: it holds changes
 // only, they are listed, the day is the same, and the snapshot this builder published last
 // is still the current one (not replaced by another builder, a builder run or a rollback).
-func (s *server) canBuildChanges(ctx context.Context, b pending.Batch, today time.Time) bool {
+func (s *serveLoop) canBuildChanges(ctx context.Context, b freshness.Batch, today time.Time) bool {
 	if b.Full || b.Changes.All() || s.last == nil || !s.last.state.Today().Equal(today) {
 		return false
 	}
@@ -193,7 +194,7 @@ func (s *server) canBuildChanges(ctx context.Context, b pending.Batch, today tim
 }
 
 // record is the build record of b's build.
-func (s *server) record(b pending.Batch, full bool) snapshot.Build {
+func (s *serveLoop) record(b freshness.Batch, full bool) snapshot.Build {
 	r := snapshot.Build{Trigger: snapshot.TriggerChange, Notifications: b.Changes.Notifications()}
 	if full {
 		for _, t := range b.Triggers {
@@ -211,7 +212,7 @@ func (s *server) record(b pending.Batch, full bool) snapshot.Build {
 }
 
 // report logs the outcome of one build.
-func (s *server) report(ctx context.Context, b pending.Batch, o outcome) {
+func (s *serveLoop) report(ctx context.Context, b freshness.Batch, o outcome) {
 	res, err := o.res, o.err
 	switch {
 	case errors.Is(err, publish.ErrCollect):

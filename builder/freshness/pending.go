@@ -1,17 +1,10 @@
-// Package pending gathers what builder serve is asked to build into one batch at a time, so
-// that one build runs at a time and everything asked for during a build is answered by the
-// next one. A full build is due at once. Changes are debounced: a batch of changes is due
-// when none has arrived for Quiet, or MaxDelay after its first one, whichever comes first,
-// so a burst makes one build and a steady stream one build per MaxDelay.
-package pending
+package freshness
 
 import (
 	"context"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/trainingco/catalogue/builder/changes"
 )
 
 // Batch is what one build answers.
@@ -22,14 +15,20 @@ type Batch struct {
 	// (snapshot.Trigger* values).
 	Triggers []string
 	// Changes are the change notifications received since the previous batch.
-	Changes changes.Set
+	Changes Changes
 	// LSN is the primary's WAL position that every change of the batch lies before; the
 	// build waits for the replica to replay it. 0: nothing to wait for.
-	LSN changes.LSN
+	LSN LSN
 	// Noticed is when the batch's first change notification arrived; zero without one.
 	Noticed time.Time
 }
 
+// Queue gathers what builder serve is asked to build into one batch at a time, so that one
+// build runs at a time and everything asked for during a build is answered by the next one.
+// A full build is due at once. Changes are debounced: a batch of changes is due when none
+// has arrived for Quiet, or MaxDelay after its first one, whichever comes first, so a burst
+// makes one build and a steady stream one build per MaxDelay.
+//
 // Queue is the batch being gathered. Its zero value debounces nothing; set Quiet and
 // MaxDelay before use.
 type Queue struct {
@@ -43,7 +42,7 @@ type Queue struct {
 
 // Full asks for a full build as soon as the current one (if any) is done. lsn is the
 // primary's position the build must see, or 0.
-func (q *Queue) Full(trigger string, lsn changes.LSN) {
+func (q *Queue) Full(trigger string, lsn LSN) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.cur.Full = true
@@ -53,7 +52,7 @@ func (q *Queue) Full(trigger string, lsn changes.LSN) {
 
 // Change adds one change notification's payload, received at with the primary at lsn. A
 // payload that cannot be read makes the batch a full build; its error is returned to log.
-func (q *Queue) Change(trigger, payload string, lsn changes.LSN, at time.Time) error {
+func (q *Queue) Change(trigger, payload string, lsn LSN, at time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	err := q.cur.Changes.Add(payload)
@@ -120,7 +119,7 @@ func (q *Queue) due(now time.Time) (time.Duration, bool) {
 	return at.Sub(now), false
 }
 
-func (q *Queue) note(trigger string, lsn changes.LSN) {
+func (q *Queue) note(trigger string, lsn LSN) {
 	if !slices.Contains(q.cur.Triggers, trigger) {
 		q.cur.Triggers = append(q.cur.Triggers, trigger)
 	}
