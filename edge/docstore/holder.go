@@ -346,6 +346,6 @@ func (d *Holder) swap(next *Snapshot, source string, fetched int) {
 	if d.opts.OnSwap != nil {
 		d.opts.OnSwap(next)
 	}
-	d.log.Info("snapshot loaded", "snapshot", next.id, "built_at", next.builtAt,
+	d.log.Info("snapshot loaded", "snapshot", next.id, "built_at", next.head.BuiltAt,
 		"source", source, "documents", next.routeCount(), "fetched", fetched)
 }

@@ -18,7 +18,6 @@ import (
 // their indexes that the change did not touch, and every unchanged document's bytes.
 type Snapshot struct {
 	id          string
-	builtAt     time.Time
 	publishedAt time.Time            // when the pointer to it was written; zero when not loaded from the store
 	idHeader    []string             // the id as a header value, made once rather than per response
 	head        snapshot.Manifest    // the manifest without its documents, which the indexes hold
@@ -33,7 +32,7 @@ type Snapshot struct {
 func (s *Snapshot) ID() string { return s.id }
 
 // BuiltAt is when the builder built the snapshot.
-func (s *Snapshot) BuiltAt() time.Time { return s.builtAt }
+func (s *Snapshot) BuiltAt() time.Time { return s.head.BuiltAt }
 
 // PublishedAt is when the builder wrote the pointer that named the snapshot, as the pointer
 // says, for a snapshot loaded from the store; the zero time for one from edge.cache_dir.
@@ -121,7 +120,7 @@ func newMemSnapshot(m *snapshot.Manifest, docs docIndex) (*Snapshot, error) {
 
 // newHead returns a snapshot of m's id and metadata, without documents.
 func newHead(m *snapshot.Manifest) *Snapshot {
-	s := &Snapshot{id: m.ID, builtAt: m.BuiltAt, idHeader: []string{m.ID}[:1:1], head: *m}
+	s := &Snapshot{id: m.ID, idHeader: []string{m.ID}[:1:1], head: *m}
 	s.head.Documents = nil
 	return s
 }
