@@ -57,8 +57,7 @@ work=$data/run                  # this run's logs and intermediate files, replac
 bin=$data/bin
 results=$bench_dir/results.md
 [ "$mode" = quick ] && results=$bench_dir/results-quick.md
-pgbench=$(pg_tool pgbench || true)
-psql=$(pg_tool psql || true)
+services=$bin/services # scripts/testkit/cmd/services, built with the others: free_port, pg-program
 
 pids=()
 cleanup() {
@@ -66,9 +65,10 @@ cleanup() {
 	trap - EXIT INT TERM
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	if [ -n "${minio_started:-}" ]; then scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true; fi
-	if [ -n "${redis_started:-}" ]; then scripts/redis.sh stop "$data/redis" >/dev/null 2>&1 || true; fi
-	if [ -n "${pg_started:-}" ]; then scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true; fi
+	if [ -n "${nginx_started:-}" ]; then "$services" stop "$work/nginx" >/dev/null 2>&1 || true; fi
+	if [ -n "${minio_started:-}" ]; then "$services" stop "$data/minio" >/dev/null 2>&1 || true; fi
+	if [ -n "${redis_started:-}" ]; then "$services" stop "$data/redis" >/dev/null 2>&1 || true; fi
+	if [ -n "${pg_started:-}" ]; then "$services" stop "$data/pg" >/dev/null 2>&1 || true; fi
 	exit "$code"
 }
 trap cleanup EXIT
@@ -76,12 +76,13 @@ trap 'exit 130' INT TERM
 
 main() {
 	ensure_tools
-	[ -n "$pgbench" ] || die "pgbench not found"
 	rm -rf "$work" && mkdir -p "$work" "$bin"
 	for k in mode courses classes registrations duration warmup conns; do fact "$k" "${!k}"; done
 	log "building the binaries into $bin"
 	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix \
-		./scripts/bench/freshness ./scripts/bench/jwtmix ./scripts/bench/webhooks
+		./scripts/bench/freshness ./scripts/bench/jwtmix ./scripts/bench/webhooks ./scripts/testkit/cmd/services
+	pgbench=$("$services" pg-program pgbench) || die "pgbench not found"
+	psql=$("$services" pg-program psql) || die "psql not found"
 
 	start_postgres
 	seed
@@ -129,8 +130,8 @@ proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 start_postgres() {
 	log "starting PostgreSQL in $data/pg"
 	pg_started=1
-	scripts/pg.sh stop "$data/pg" >/dev/null 2>&1 || true # left running by a run that was killed
-	db=$(scripts/pg.sh start "$data/pg")
+	"$services" stop "$data/pg" >/dev/null 2>&1 || true # left running by a run that was killed
+	db=$("$services" postgres "$data/pg") || die "PostgreSQL did not start"
 	export CATALOGUE_DATABASE_URL=$db
 	pin_pg "$data/pg" 0,1
 }
@@ -158,7 +159,7 @@ seed() {
 # start_minio starts MinIO on an empty folder, so that the first build stores every object.
 start_minio() {
 	log "starting MinIO in $data/minio (emptied)"
-	scripts/minio.sh stop "$data/minio" >/dev/null 2>&1 || true # left running by a run that was killed
+	"$services" stop "$data/minio" >/dev/null 2>&1 || true # left running by a run that was killed
 	rm -rf "$data/minio"
 	minio_started=1
 	# MinIO's scanner (lifecycle, healing, usage accounting: none of which the bench uses)
@@ -167,8 +168,9 @@ start_minio() {
 	# would land on whichever core it liked, servers' or load generator's. slowest makes it
 	# idle; the builder's full runs measured the same with either (54.6/56.2 s default,
 	# 54.2/52.2 s slowest, one MinIO restarted before each).
-	minio_endpoint=$(MINIO_SCANNER_SPEED=${MINIO_SCANNER_SPEED:-slowest} scripts/minio.sh start "$data/minio" | tail -n 1)
-	# The credentials of this throwaway MinIO (scripts/minio.sh), whatever the shell holds.
+	minio_endpoint=$(MINIO_SCANNER_SPEED=${MINIO_SCANNER_SPEED:-slowest} "$services" minio "$data/minio") ||
+		die "MinIO did not start"
+	# The credentials of this throwaway MinIO (services.MinIO), whatever the shell holds.
 	export AWS_ACCESS_KEY_ID=${MINIO_ROOT_USER:-minioadmin} AWS_SECRET_ACCESS_KEY=${MINIO_ROOT_PASSWORD:-minioadmin}
 	export AWS_REGION=us-east-1
 	unset AWS_SESSION_TOKEN AWS_PROFILE
@@ -241,10 +243,10 @@ start_edge() {
 # runs' snapshots beside the edge they time.
 start_redis_edge() {
 	log "starting Redis in $data/redis (core 1)"
-	scripts/redis.sh stop "$data/redis" >/dev/null 2>&1 || true # left running by a run that was killed
+	"$services" stop "$data/redis" >/dev/null 2>&1 || true # left running by a run that was killed
 	redis_started=1
-	redis_url=$(scripts/redis.sh start "$data/redis")
-	redis_pid=$(cat "$data/redis/pid")
+	redis_url=$("$services" redis "$data/redis") || die "Redis did not start"
+	redis_pid=$("$services" pid "$data/redis")
 	taskset -a -p -c 1 "$redis_pid" >/dev/null
 	local port
 	port=$(free_port)
@@ -275,8 +277,6 @@ export_and_serve() {
 	echo /api/v2/public/courses >"$work/courses-paths.txt"
 	fact class_paths "$(wc -l <"$work/class-paths.txt")"
 
-	nginx_port=$(free_port)
-	mkdir -p "$work/nginx/tmp"
 	# As many open files as this machine allows (nginx inherits the limit), three quarters
 	# of them for nginx's open-file cache and the rest for connections and logs.
 	local nofile
@@ -285,13 +285,14 @@ export_and_serve() {
 	ulimit -n "$nofile"
 	nginx_cache=$((nofile * 3 / 4 < 200000 ? nofile * 3 / 4 : 200000))
 	fact nginx_file_cache "$nginx_cache"
-	sed -e "s|@DIR@|$work/nginx|g" -e "s|@ROOT@|$www|g" -e "s|@LISTEN@|127.0.0.1:$nginx_port|g" \
-		-e "s|@FILE_CACHE@|$nginx_cache|g" scripts/bench/nginx.conf.tmpl >"$work/nginx/nginx.conf"
+	# services.Nginx fills in @DIR@ and @LISTEN@.
+	sed -e "s|@ROOT@|$www|g" -e "s|@FILE_CACHE@|$nginx_cache|g" scripts/bench/nginx.conf.tmpl >"$work/nginx.conf"
 	# nginx's workers drop root for nobody; the data folder may not be readable by nobody.
-	[ "$(id -u)" = 0 ] && sed -i '1i user root;' "$work/nginx/nginx.conf"
-	taskset -c 0 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-	nginx_pid=$!
-	pids+=("$nginx_pid")
+	[ "$(id -u)" = 0 ] && sed -i '1i user root;' "$work/nginx.conf"
+	nginx_started=1
+	nginx_url=$(taskset -c 0 "$services" nginx "$work/nginx" "$work/nginx.conf") || die "nginx did not start"
+	nginx_port=${nginx_url##*:}
+	nginx_pid=$("$services" pid "$work/nginx")
 
 	class_file=$www$(head -n 1 "$work/class-paths.txt")
 	ceiling_courses_port=$(free_port)

@@ -24,7 +24,7 @@ cleanup() {
 	echo "demo: stopping"
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	scripts/pg.sh stop "$work/pg" || true
+	scripts/services.sh stop "$work/pg" || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -34,7 +34,7 @@ echo "demo: building the binaries"
 go build -o bin/ ./cmd/builder ./cmd/edge
 
 echo "demo: starting PostgreSQL in $work"
-db=$(scripts/pg.sh start "$work/pg")
+db=$(scripts/services.sh postgres "$work/pg")
 export CATALOGUE_DATABASE_URL="$db"
 export CATALOGUE_STORE_URL="file://$work/store"
 export CATALOGUE_EDGE_LISTEN="127.0.0.1:$port"
@@ -45,8 +45,7 @@ bin/builder migrate
 bin/builder seed --courses 200 --classes 5000 --registrations 40000 --seed 1
 token=$(bin/builder token create --name demo | tail -n 1)
 # Ids to show: the seed makes some courses non-public, so pick ones the API will answer for.
-psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -n 1 || true)
-psql=${psql:-psql}
+psql=$(scripts/services.sh pg-program psql)
 course=$("$psql" "$db" -Atc "SELECT id FROM courses WHERE is_public ORDER BY id LIMIT 1")
 class=$("$psql" "$db" -Atc "SELECT cl.id FROM classes cl JOIN courses co ON co.id = cl.course_id
 	WHERE cl.is_public AND co.is_public AND cl.room_id IS NOT NULL ORDER BY cl.id LIMIT 1")

@@ -2,7 +2,7 @@
 # make soak: the edge under SOAK_SECONDS (default 60) of mixed traffic while the builder
 # publishes a new snapshot every SOAK_PUBLISH_EVERY seconds (default 2).
 #
-# It starts a throwaway PostgreSQL and MinIO (scripts/services.sh), seeds a catalogue,
+# It starts a throwaway PostgreSQL and MinIO (scripts/testkit/services), seeds a catalogue,
 # publishes the first snapshot into MinIO, creates SOAK_TOKENS API tokens (default 200) and
 # one revoked token, and starts the edge on 127.0.0.1 with edge.rate_limit SOAK_RATE_LIMIT
 # (default 60). Then, for SOAK_SECONDS, the load generator (scripts/soak) sends documents,
@@ -22,7 +22,7 @@
 #
 # make soak-cluster (SOAK_CLUSTER=1) runs the same traffic through nginx, as the load
 # balancer, in front of SOAK_EDGES edges (default 2) that share the rate limit through the
-# Redis of scripts/services.sh (edge.redis_url) and read the client's address from nginx's
+# Redis of scripts/testkit/services (edge.redis_url) and read the client's address from nginx's
 # X-Forwarded-For (edge.trusted_proxies 127.0.0.1/32). A quarter of the tokens have limits of
 # their own (builder token create --rate-limit: half the default for hot tokens, twice it
 # for the others), and the limits are checked exactly across all edges: a request refused by
@@ -63,8 +63,9 @@ warmup=$((warmup < 1 ? 1 : warmup))
 while read -r v; do unset "$v"; done < <(compgen -e | grep '^CATALOGUE_' || true)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/catalogue-soak.XXXXXX")
-chmod 755 "$work" # scripts/pg.sh's postgres user must be able to enter it
+chmod 755 "$work" # PostgreSQL's user postgres (when we are root) must be able to enter it
 bin=$work/bin
+services=$bin/services # scripts/testkit/cmd/services, built with the others
 pids=()
 
 cleanup() {
@@ -74,7 +75,8 @@ cleanup() {
 	local i
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	scripts/services.sh stop "$work/services" >/dev/null 2>&1 || true
+	if [ -x "$services" ]; then "$services" stop "$work/nginx" >/dev/null 2>&1 || true; fi
+	if [ -x "$services" ]; then "$services" stop "$work/services" >/dev/null 2>&1 || true; fi
 	rm -rf "$work/services" "$bin"
 	if [ "$code" = 0 ]; then
 		rm -rf "$work"
@@ -87,25 +89,13 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
 log() { echo "soak: $*" >&2; }
 die() { echo "soak: $*" >&2; exit 1; }
 now_ns() { date +%s%N; }
 
-# pg_tool NAME prints a PostgreSQL client program, preferring the server's own version.
-pg_tool() {
-	local d
-	for d in /usr/lib/postgresql/*/bin; do
-		[ -x "$d/$1" ] && { echo "$d/$1"; return; }
-	done
-	command -v "$1"
-}
-
 main() {
 	log "building the binaries"
-	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/soak
+	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/soak ./scripts/testkit/cmd/services
 	start_services
 	prepare
 	edge_pids=() edge_header=""
@@ -136,14 +126,14 @@ main() {
 start_services() {
 	log "starting PostgreSQL, MinIO and Redis in $work/services"
 	local env
-	env=$(scripts/services.sh start "$work/services") || die "the services did not start"
+	env=$("$services" start "$work/services") || die "the services did not start"
 	eval "$env"
 	export CATALOGUE_DATABASE_URL=$CATALOGUE_TEST_PG_URL
 	export CATALOGUE_STORE_URL=s3://catalogue-soak/catalogue CATALOGUE_STORE_ENDPOINT=$CATALOGUE_TEST_S3_ENDPOINT
 	# Every snapshot of the run stays in the store, so that each one the edge names can be
 	# checked against its manifest.
 	export CATALOGUE_BUILDER_KEEP=1000
-	psql=$(pg_tool psql) || die "psql not found"
+	psql=$("$services" pg-program psql) || die "psql not found"
 }
 
 # prepare seeds the catalogue, publishes the first snapshot and creates the tokens.
@@ -208,28 +198,19 @@ start_edge() {
 
 # start_nginx starts nginx on a free loopback port in front of the edges.
 start_nginx() {
-	command -v nginx >/dev/null 2>&1 || install_nginx
-	local port upstreams="" a i
-	port=$(free_port)
+	local url upstreams="" a i
 	for a in "${edge_addrs[@]}"; do upstreams+="        server $a;"$'\n'; done
-	mkdir -p "$work/nginx/tmp"
-	sed -e "s|@DIR@|$work/nginx|g" -e "s|@LISTEN@|127.0.0.1:$port|g" scripts/soak/nginx.conf.tmpl |
-		awk -v u="$upstreams" '/^ *@UPSTREAMS@ *$/ { printf "%s", u; next } { print }' >"$work/nginx/nginx.conf"
-	nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-	pids+=("$!")
-	base=http://127.0.0.1:$port/api/v2
+	# services.Nginx fills in @DIR@ and @LISTEN@.
+	awk -v u="$upstreams" '/^ *@UPSTREAMS@ *$/ { printf "%s", u; next } { print }' scripts/soak/nginx.conf.tmpl >"$work/nginx.conf"
+	url=$("$services" nginx "$work/nginx" "$work/nginx.conf") || die "nginx did not start"
+	base=$url/api/v2
 	for ((i = 0; i < 100; i++)); do
-		curl -fs -o /dev/null "http://127.0.0.1:$port/readyz" && break
+		curl -fs -o /dev/null "$url/readyz" && break
 		sleep 0.1
 	done
-	curl -fs -o /dev/null "http://127.0.0.1:$port/readyz" || { cat "$work/nginx/error.log" >&2; die "nginx did not start"; }
+	curl -fs -o /dev/null "$url/readyz" || { cat "$work/nginx/error.log" >&2; die "nginx does not reach the edges"; }
 	edge_header=X-Catalogue-Edge
 	log "nginx ready at $base, in front of ${#edge_addrs[@]} edges sharing Redis at $CATALOGUE_TEST_REDIS_URL"
-}
-
-install_nginx() {
-	log "installing nginx from Debian's packages"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >&2 || die "nginx is missing and could not be installed"
 }
 
 # publish_loop changes the data and publishes a snapshot every $every seconds, for $seconds

@@ -107,7 +107,7 @@ func runChromium(t *testing.T, browser string, args ...string) (stdout, console 
 	return out.String(), strings.Join(consoleLine.FindAllString(errOut.String(), -1), "\n")
 }
 
-// chromium returns the browser that make test names (scripts/chromium.sh), else the
+// chromium returns the browser that make test names (scripts/testkit/services.Chromium), else the
 // chromium on PATH; without either the test fails under make test and skips otherwise.
 func chromium(t *testing.T) string {
 	t.Helper()
@@ -118,9 +118,9 @@ func chromium(t *testing.T) string {
 		return p
 	}
 	if os.Getenv("CATALOGUE_TEST_REQUIRE") != "" {
-		t.Fatal("no Chromium: CATALOGUE_TEST_CHROMIUM is not set and there is no chromium on PATH (scripts/chromium.sh installs it)")
+		t.Fatal("no Chromium: CATALOGUE_TEST_CHROMIUM is not set and there is no chromium on PATH (make test installs it)")
 	}
-	t.Skip("no Chromium; make test installs it (scripts/chromium.sh)")
+	t.Skip("no Chromium; make test installs it (scripts/testkit/services.Chromium)")
 	return ""
 }
 

@@ -14,19 +14,13 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # free_port prints a TCP port free on the loopback address.
-free_port() {
-	python3 - <<'PY' 2>/dev/null || echo $((20000 + RANDOM % 20000))
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-PY
-}
+free_port() { "$services" free-port; }
 
-# ensure_tools installs Debian's wrk and nginx when missing (pgbench comes with the
-# PostgreSQL that scripts/pg.sh installs).
+# ensure_tools installs Debian's wrk and the tools the script uses when missing (PostgreSQL,
+# MinIO, Redis and nginx come with scripts/testkit/services).
 ensure_tools() {
 	local missing=()
 	command -v wrk >/dev/null 2>&1 || missing+=(wrk)
-	command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 	command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
 	command -v curl >/dev/null 2>&1 || missing+=(curl)
 	command -v jq >/dev/null 2>&1 || missing+=(jq)
@@ -35,16 +29,6 @@ ensure_tools() {
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2
 	apt-get install -y -qq "${missing[@]}" >&2
-}
-
-# pg_tool NAME prints the path of a PostgreSQL client program, preferring the server's own
-# version (scripts/pg.sh uses the same search).
-pg_tool() {
-	local d
-	for d in /usr/lib/postgresql/*/bin; do
-		[ -x "$d/$1" ] && { echo "$d/$1"; return; }
-	done
-	command -v "$1"
 }
 
 # pin_pg DIR CPUS sets the CPU affinity of the PostgreSQL cluster in DIR, the postmaster and

@@ -18,6 +18,8 @@
 //	services pid DIR            the pid of the server running in DIR
 //	services pg-program NAME    the path of PostgreSQL's program NAME (psql, pgbench),
 //	                            installing PostgreSQL when missing
+//	services free-port          a loopback port nothing listens on, for a server of the
+//	                            script's own
 package main
 
 import (
@@ -41,9 +43,16 @@ func main() {
 	os.Exit(code)
 }
 
-var errUsage = errors.New("usage: services start|stop DIR | run CMD... | postgres|minio|redis DIR | standby DIR PRIMARY_DIR | nginx DIR CONF | pid DIR | pg-program NAME")
+var errUsage = errors.New("usage: services start|stop DIR | run CMD... | postgres|minio|redis DIR | standby DIR PRIMARY_DIR | nginx DIR CONF | pid DIR | pg-program NAME | free-port")
 
 func run(args []string) (int, error) {
+	if len(args) == 1 && args[0] == "free-port" {
+		port, err := services.FreePort()
+		if err == nil {
+			fmt.Println(port)
+		}
+		return exit(err)
+	}
 	if len(args) < 2 {
 		return 2, errUsage
 	}
