@@ -20,20 +20,15 @@ import (
 // every other document taken from the last manifest. Everything the changes name is read in
 // one transaction, as a full build reads everything.
 func (s *serveLoop) buildChanges(ctx context.Context, tpl *templates.Set, p *publish.Publisher, b freshness.Batch, today time.Time) (publish.Result, *catalogue.State, error) {
-	ch := catalogue.Changed{
-		Courses: b.Changes.Courses(), Classes: b.Changes.Classes(), RegClasses: b.Changes.RegClasses(),
-		ClassCourses: b.Changes.ClassCourses(),
-		Rooms:        b.Changes.Rooms(), Locations: b.Changes.Locations(),
-	}
-	var delta *catalogue.Delta
+	var affected *catalogue.Affected
 	err := readTx(ctx, s.cfg.ReplicaURL(), func(tx pgx.Tx) (err error) {
-		delta, err = catalogue.ReadChanges(ctx, tx, tpl, ch, today)
+		affected, err = catalogue.ReadChanges(ctx, tx, tpl, &b.Changes, today)
 		return err
 	})
 	if err != nil {
 		return publish.Result{}, nil, err
 	}
-	partial, err := s.last.state.RenderChanges(delta)
+	partial, err := s.last.state.RenderChanges(affected)
 	if err != nil {
 		return publish.Result{}, nil, fmt.Errorf("render: %w", err)
 	}

@@ -95,7 +95,7 @@ func (s *serveLoop) build(ctx context.Context, b freshness.Batch) error {
 // waitReplica waits, at most builder.replica_wait, for the replica to replay b's changes.
 func (s *serveLoop) waitReplica(ctx context.Context, b freshness.Batch) (time.Duration, bool) {
 	began := time.Now()
-	ok, replayed, err := waitReplay(ctx, s.cfg.ReplicaURL(), b.LSN, s.cfg.Builder.ReplicaWait)
+	ok, replayed, err := freshness.WaitReplay(ctx, s.cfg.ReplicaURL(), b.LSN, s.cfg.Builder.ReplicaWait)
 	waited := time.Since(began)
 	s.metrics.replicaWait.Observe(waited.Seconds())
 	switch {

@@ -68,14 +68,14 @@ func TestRenderChangesMatchesRender(t *testing.T) {
 			if set.All() {
 				t.Fatalf("the notifications of %q say everything changed, want a list", tc.sql)
 			}
-			delta := readChanges(t, dbURL, set)
-			if n := len(delta.ClassIDs); n > tc.maxClasses {
-				t.Errorf("the change re-reads %d classes %v, want at most %d", n, delta.ClassIDs, tc.maxClasses)
+			affected := readChanges(t, dbURL, set)
+			if n := len(affected.ClassIDs); n > tc.maxClasses {
+				t.Errorf("the change re-reads %d classes %v, want at most %d", n, affected.ClassIDs, tc.maxClasses)
 			}
-			if tc.noRecount && len(delta.ScoreCourseIDs) > 0 {
-				t.Errorf("the change recounts the popularity of courses %v, want none", delta.ScoreCourseIDs)
+			if tc.noRecount && len(affected.ScoreCourseIDs) > 0 {
+				t.Errorf("the change recounts the popularity of courses %v, want none", affected.ScoreCourseIDs)
 			}
-			partial, err := before.State.RenderChanges(delta)
+			partial, err := before.State.RenderChanges(affected)
 			if err != nil {
 				t.Fatalf("RenderChanges: %v", err)
 			}
@@ -127,13 +127,11 @@ func readURL(t *testing.T, dbURL string) *Data {
 }
 
 // readChanges reads what set names as the builder does.
-func readChanges(t *testing.T, dbURL string, set *freshness.Changes) *Delta {
+func readChanges(t *testing.T, dbURL string, set *freshness.Changes) *Affected {
 	t.Helper()
-	ch := Changed{Courses: set.Courses(), Classes: set.Classes(), RegClasses: set.RegClasses(), ClassCourses: set.ClassCourses(),
-		Rooms: set.Rooms(), Locations: set.Locations()}
-	var d *Delta
+	var d *Affected
 	inTx(t, dbURL, func(ctx context.Context, tx pgx.Tx) (err error) {
-		d, err = ReadChanges(ctx, tx, templates.MustDefault(), ch, today)
+		d, err = ReadChanges(ctx, tx, templates.MustDefault(), set, today)
 		return err
 	})
 	return d

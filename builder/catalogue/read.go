@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -93,38 +94,28 @@ func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name strin
 	return out, nil
 }
 
-// Changed names the rows a change touched, as the notifications of templates.Notify list
-// them.
-type Changed struct {
-	Courses      []int64 // courses whose row changed
-	Classes      []int64 // classes whose row changed
-	RegClasses   []int64 // classes whose registrations changed
-	ClassCourses []int64 // the courses the changed classes belong or belonged to
-	Rooms        []int64 // rooms whose row changed
-	Locations    []int64 // locations whose row changed
-}
-
-// ReadChanges reads what ch can affect, for today: the classes named or in the named
+// ReadChanges reads what ch can affect, for today (ch lists its ids: a Changes that says
+// "everything" is answered by a full build, Read): the classes named or in the named
 // courses, rooms and locations, every course of those classes with its upcoming class,
 // and the popularity of the courses whose registrations may have moved: those whose row
 // changed, those of changed classes (old and new) and those of classes whose
 // registrations changed. A room or location renamed moves no registration, so it recounts
 // none. The caller has opened tx as Read's is. Every query goes by id through an index, so
 // the rows read follow the size of the change, not of the catalogue.
-func ReadChanges(ctx context.Context, tx pgx.Tx, tpl *templates.Set, ch Changed, today time.Time) (*Delta, error) {
+func ReadChanges(ctx context.Context, tx pgx.Tx, tpl *templates.Set, ch *freshness.Changes, today time.Time) (*Affected, error) {
 	type affected struct {
 		ID       int64 `db:"id"`
 		CourseID int64 `db:"course_id"`
 	}
-	named := newIDSet(ch.Classes, ch.RegClasses)
-	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(named.sorted()), nonNil(ch.Courses), nonNil(ch.Rooms), nonNil(ch.Locations))
+	named := newIDSet(ch.Classes(), ch.RegClasses())
+	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(named.sorted()), nonNil(ch.Courses()), nonNil(ch.Rooms()), nonNil(ch.Locations()))
 	if err != nil {
 		return nil, err
 	}
-	classes := newIDSet(ch.Classes, ch.RegClasses)
-	courses := newIDSet(ch.Courses, ch.ClassCourses)
-	scored := newIDSet(ch.Courses, ch.ClassCourses)
-	regClasses := newIDSet(ch.RegClasses)
+	classes := newIDSet(ch.Classes(), ch.RegClasses())
+	courses := newIDSet(ch.Courses(), ch.ClassCourses())
+	scored := newIDSet(ch.Courses(), ch.ClassCourses())
+	regClasses := newIDSet(ch.RegClasses())
 	for _, a := range found {
 		classes.add(a.ID)
 		courses.add(a.CourseID)
@@ -132,7 +123,7 @@ func ReadChanges(ctx context.Context, tx pgx.Tx, tpl *templates.Set, ch Changed,
 			scored.add(a.CourseID)
 		}
 	}
-	d := &Delta{CourseIDs: courses.sorted(), ScoreCourseIDs: scored.sorted(), ClassIDs: classes.sorted()}
+	d := &Affected{CourseIDs: courses.sorted(), ScoreCourseIDs: scored.sorted(), ClassIDs: classes.sorted()}
 	if d.Courses, err = query[Course](ctx, tx, tpl, templates.CoursesByID, d.CourseIDs); err != nil {
 		return nil, err
 	}

@@ -46,8 +46,9 @@ func (c *catalogue) state() *State {
 	return s
 }
 
-// Delta is what a change affects, read in one consistent transaction (ReadChanges).
-type Delta struct {
+// Affected is what a freshness.Changes affects, read in one consistent transaction
+// (ReadChanges): the rows, not their names, that a partial render needs.
+type Affected struct {
 	// CourseIDs are the courses whose document or upcoming class the change may affect;
 	// Courses are the public ones among them, and Upcoming their upcoming classes (those
 	// that have one). ScoreCourseIDs, among CourseIDs, are those whose popularity it may
@@ -64,12 +65,13 @@ type Delta struct {
 	Classes  []Class
 }
 
-// Partial is the outcome of a partial render.
+// Partial is the outcome of a partial render: the documents, not the rows, of what
+// changed.
 type Partial struct {
 	// Docs are the re-rendered documents: the course lists, popular, and the course and
-	// class documents of the delta that exist.
+	// class documents of the affected courses and classes that exist.
 	Docs map[string][]byte
-	// Removed are the routes of the delta's courses and classes that have no document now
+	// Removed are the routes of the affected courses and classes that have no document now
 	// (withdrawn or deleted); the caller drops those of them the current snapshot has.
 	Removed []string
 	// State is the state after the change, for the next partial render.
@@ -80,13 +82,13 @@ type Partial struct {
 // moves every upcoming class and can_register: render everything then). The documents it
 // returns are byte for byte those Render would give for the whole catalogue as d sees it,
 // provided every change since s was built is in d.
-func (s *State) RenderChanges(d *Delta) (*Partial, error) {
+func (s *State) RenderChanges(d *Affected) (*Partial, error) {
 	next, err := s.apply(d)
 	if err != nil {
 		return nil, err
 	}
 	c := next.catalogue(len(d.CourseIDs) + len(d.ClassIDs))
-	if err := c.indexDeltaClasses(d.Classes); err != nil {
+	if err := c.indexAffectedClasses(d.Classes); err != nil {
 		return nil, err
 	}
 	p := &Partial{State: next}
@@ -119,7 +121,7 @@ func (s *State) RenderChanges(d *Delta) (*Partial, error) {
 }
 
 // apply returns s with the courses of d replaced by what d read of them.
-func (s *State) apply(d *Delta) (*State, error) {
+func (s *State) apply(d *Affected) (*State, error) {
 	next := &State{
 		today:    s.today,
 		courses:  maps.Clone(s.courses),
@@ -176,8 +178,8 @@ func (s *State) catalogue(extra int) *catalogue {
 	return c
 }
 
-// indexDeltaClasses sets the classes to render, checking each belongs to a public course.
-func (c *catalogue) indexDeltaClasses(classes []Class) error {
+// indexAffectedClasses sets the classes to render, checking each belongs to a public course.
+func (c *catalogue) indexAffectedClasses(classes []Class) error {
 	for i := range classes {
 		cl := &classes[i]
 		if c.byID[cl.CourseID] == nil {

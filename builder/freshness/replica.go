@@ -1,4 +1,4 @@
-package builder
+package freshness
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -15,10 +14,10 @@ import (
 // streaming standby replays a commit within milliseconds, so the first looks come quickly.
 const replayPoll = 50 * time.Millisecond
 
-// waitReplay waits until the replica at replicaURL has replayed the primary's log up to lsn,
+// WaitReplay waits until the replica at replicaURL has replayed the primary's log up to lsn,
 // at most bound. It reports whether it has (a database that is not a standby always has)
 // and the position it saw last.
-func waitReplay(ctx context.Context, replicaURL string, lsn freshness.LSN, bound time.Duration) (bool, freshness.LSN, error) {
+func WaitReplay(ctx context.Context, replicaURL string, lsn LSN, bound time.Duration) (bool, LSN, error) {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, replicaURL)
@@ -38,7 +37,7 @@ func waitReplay(ctx context.Context, replicaURL string, lsn freshness.LSN, bound
 		if s == nil {
 			return true, 0, nil // not a standby: it is the primary, or a copy that is not replaying
 		}
-		replayed, err := freshness.ParseLSN(*s)
+		replayed, err := ParseLSN(*s)
 		if err != nil {
 			return false, 0, err
 		}
