@@ -40,10 +40,10 @@ type Tombstone struct {
 func FeedRoute(route string) (kind string, id int64, ok bool) {
 	var rest string
 	switch {
-	case strings.HasPrefix(route, classPrefix):
-		kind, rest = KindClass, route[len(classPrefix):]
-	case strings.HasPrefix(route, coursePrefix):
-		kind, rest = KindCourse, route[len(coursePrefix):]
+	case strings.HasPrefix(route, ClassRoutePrefix):
+		kind, rest = KindClass, route[len(ClassRoutePrefix):]
+	case strings.HasPrefix(route, CourseRoutePrefix):
+		kind, rest = KindCourse, route[len(CourseRoutePrefix):]
 	default:
 		return "", 0, false
 	}
@@ -53,5 +53,3 @@ func FeedRoute(route string) (kind string, id int64, ok bool) {
 	}
 	return kind, id, true
 }
-
-const coursePrefix = "/public/course/"

@@ -54,19 +54,23 @@ func CoursesRoute(types []string) string {
 	return RouteCourses + "?type=" + strings.Join(t, "&type=")
 }
 
+// Prefixes of the routes of one course's and one class's document (CourseRoute, ClassRoute).
+const (
+	CourseRoutePrefix = "/public/course/"
+	ClassRoutePrefix  = "/public/class/"
+)
+
 // CourseRoute names the document of one course.
-func CourseRoute(id int64) string { return coursePrefix + strconv.FormatInt(id, 10) }
+func CourseRoute(id int64) string { return CourseRoutePrefix + strconv.FormatInt(id, 10) }
 
 // ClassRoute names the document of one class.
-func ClassRoute(id int64) string { return classPrefix + strconv.FormatInt(id, 10) }
-
-const classPrefix = "/public/class/"
+func ClassRoute(id int64) string { return ClassRoutePrefix + strconv.FormatInt(id, 10) }
 
 // IsClassRoute reports whether route names the document of a class.
-func IsClassRoute(route string) bool { return strings.HasPrefix(route, classPrefix) }
+func IsClassRoute(route string) bool { return strings.HasPrefix(route, ClassRoutePrefix) }
 
 // IsCourseRoute reports whether route names the document of a course.
-func IsCourseRoute(route string) bool { return strings.HasPrefix(route, coursePrefix) }
+func IsCourseRoute(route string) bool { return strings.HasPrefix(route, CourseRoutePrefix) }
 
 // RequiredRoutes are the routes every snapshot has, however empty its catalogue: the course
 // list for every non-empty combination of types (D13) and the popular list.

@@ -66,11 +66,6 @@ type catalogue struct {
 	courseIDs               []string
 }
 
-var (
-	coursePrefix = strings.TrimSuffix(snapshot.CourseRoute(1), "1")
-	classPrefix  = strings.TrimSuffix(snapshot.ClassRoute(1), "1")
-)
-
 func newCatalogue(m *snapshot.Manifest) (*catalogue, error) {
 	c := &catalogue{}
 	routes := make([]string, 0, len(m.Documents))
@@ -80,10 +75,10 @@ func newCatalogue(m *snapshot.Manifest) (*catalogue, error) {
 	sort.Strings(routes) // the same traffic for the same seed
 	for _, r := range routes {
 		switch {
-		case strings.HasPrefix(r, coursePrefix):
+		case snapshot.IsCourseRoute(r):
 			c.courses = append(c.courses, r)
-			c.courseIDs = append(c.courseIDs, strings.TrimPrefix(r, coursePrefix))
-		case strings.HasPrefix(r, classPrefix):
+			c.courseIDs = append(c.courseIDs, strings.TrimPrefix(r, snapshot.CourseRoutePrefix))
+		case snapshot.IsClassRoute(r):
 			c.classes = append(c.classes, r)
 		default:
 			c.lists = append(c.lists, r)
