@@ -25,6 +25,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -36,7 +37,7 @@ import (
 )
 
 func main() {
-	code, err := run(os.Args[1:])
+	code, err := run(os.Args[1:], os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "services:", err)
 	}
@@ -45,11 +46,12 @@ func main() {
 
 var errUsage = errors.New("usage: services start|stop DIR | run CMD... | postgres|minio|redis DIR | standby DIR PRIMARY_DIR | nginx DIR CONF | pid DIR | pg-program NAME | free-port")
 
-func run(args []string) (int, error) {
+// run runs one command, printing its result on stdout, and returns the exit code.
+func run(args []string, stdout io.Writer) (int, error) {
 	if len(args) == 1 && args[0] == "free-port" {
 		port, err := services.FreePort()
 		if err == nil {
-			fmt.Println(port)
+			fmt.Fprintln(stdout, port)
 		}
 		return exit(err)
 	}
@@ -67,15 +69,15 @@ func run(args []string) (int, error) {
 		}
 		for _, kv := range env {
 			name, value, _ := strings.Cut(kv, "=")
-			fmt.Printf("export %s='%s'\n", name, strings.ReplaceAll(value, "'", `'\''`))
+			fmt.Fprintf(stdout, "export %s='%s'\n", name, strings.ReplaceAll(value, "'", `'\''`))
 		}
 		// A session token or profile from the developer's own AWS setup would spoil MinIO's credentials.
-		fmt.Println("unset AWS_SESSION_TOKEN AWS_PROFILE")
+		fmt.Fprintln(stdout, "unset AWS_SESSION_TOKEN AWS_PROFILE")
 		return 0, nil
 	case cmd == "stop" && len(args) == 2:
 		return exit(services.StopAll(arg))
 	case cmd == "run":
-		return runWith(args[1:])
+		return runWith(args[1:], stdout)
 	case cmd == "postgres" && len(args) == 2:
 		s, err = services.Postgres(arg)
 	case cmd == "standby" && len(args) == 3:
@@ -94,13 +96,13 @@ func run(args []string) (int, error) {
 		}
 	case cmd == "pid" && len(args) == 2:
 		if s, err = services.Open(arg); err == nil {
-			fmt.Println(s.Pid)
+			fmt.Fprintln(stdout, s.Pid)
 		}
 		return exit(err)
 	case cmd == "pg-program" && len(args) == 2:
 		var path string
 		if path, err = services.PostgresProgram(arg); err == nil {
-			fmt.Println(path)
+			fmt.Fprintln(stdout, path)
 		}
 		return exit(err)
 	default:
@@ -109,7 +111,7 @@ func run(args []string) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	fmt.Println(s.URL)
+	fmt.Fprintln(stdout, s.URL)
 	return 0, nil
 }
 
@@ -179,7 +181,7 @@ func start(dir string) (env []string, err error) {
 // runWith starts the services in a temporary folder, runs the command with their
 // variables, and stops them whatever happens. SIGINT and SIGTERM go to the command, whose
 // end this waits for before stopping the services.
-func runWith(command []string) (code int, err error) {
+func runWith(command []string, stdout io.Writer) (code int, err error) {
 	dir, err := os.MkdirTemp("", "catalogue-test.")
 	if err != nil {
 		return 1, err
@@ -209,7 +211,7 @@ func runWith(command []string) (code int, err error) {
 		}
 	}
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return 1, err
 	}
