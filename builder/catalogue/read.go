@@ -107,15 +107,17 @@ func ReadChanges(ctx context.Context, tx pgx.Tx, tpl *templates.Set, ch *freshne
 		ID       int64 `db:"id"`
 		CourseID int64 `db:"course_id"`
 	}
-	named := newIDSet(ch.Classes(), ch.RegClasses())
-	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(named.sorted()), nonNil(ch.Courses()), nonNil(ch.Rooms()), nonNil(ch.Locations()))
+	// Each list is sorted out of ch's sets once.
+	chCourses, chClasses, chRegClasses, chClassCourses := ch.Courses(), ch.Classes(), ch.RegClasses(), ch.ClassCourses()
+	named := newIDSet(chClasses, chRegClasses)
+	found, err := query[affected](ctx, tx, tpl, templates.ChangesClasses, nonNil(named.sorted()), nonNil(chCourses), nonNil(ch.Rooms()), nonNil(ch.Locations()))
 	if err != nil {
 		return nil, err
 	}
-	classes := newIDSet(ch.Classes(), ch.RegClasses())
-	courses := newIDSet(ch.Courses(), ch.ClassCourses())
-	scored := newIDSet(ch.Courses(), ch.ClassCourses())
-	regClasses := newIDSet(ch.RegClasses())
+	classes := newIDSet(chClasses, chRegClasses)
+	courses := newIDSet(chCourses, chClassCourses)
+	scored := newIDSet(chCourses, chClassCourses)
+	regClasses := newIDSet(chRegClasses)
 	for _, a := range found {
 		classes.add(a.ID)
 		courses.add(a.CourseID)
