@@ -57,30 +57,78 @@ func (s *Server) handleFeed(f feedKind) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		items := f.feed(snap).Page(make([]docstore.Item, 0, FeedPageSize), after, FeedPageSize)
-		feedURL := s.publicURL(c.Request()) + s.cfg.BasePath + "/public" + f.path
-		next := feedURL
-		switch {
-		case len(items) > 0:
-			next += "?afterChangeNumber=" + strconv.FormatInt(items[len(items)-1].Modified, 10)
-		case present:
-			next += "?afterChangeNumber=" + strconv.FormatInt(after, 10)
-		}
-		err = s.serveFeedPage(c, snap, f.kind, next, items)
+		feed := f.feed(snap)
+		r := &feedRequest{kind: f.kind, feed: feed, start: feed.Start(after), after: after, present: present,
+			url: s.publicURL(c.Request()) + s.cfg.BasePath + "/public" + f.path}
+		err = s.serveFeedPage(c, snap, r)
 		runtime.KeepAlive(snap) // the items' bodies are in the snapshot's chunks
 		return err
 	}
 }
 
-// serveFeedPage writes the page of items whose next URL is next, with D25's ETag, 304 and
-// gzip, and D38's Cache-Control. The ETag is made from what decides the body (next, the
-// license, each item's state, id, change number and document hash) rather than from the
-// body, a few hundred kilobytes: it is known before the body is made, so a 304 makes none.
-func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, kind, next string, items []docstore.Item) error {
+// feedRequest is the page a request asks for: where it starts in its feed, and what its
+// next link is made of. Its items are read only when its ETag or body has to be made.
+type feedRequest struct {
+	kind    string
+	feed    *docstore.Feed
+	url     string // the feed's absolute URL
+	start   int    // the position of the page's first item in the feed
+	after   int64
+	present bool // afterChangeNumber was given
+	items   []docstore.Item
+}
+
+// last reports whether the page is the last, empty one.
+func (r *feedRequest) last() bool { return r.start == r.feed.Len() }
+
+// page is the page's items, read once.
+func (r *feedRequest) page() []docstore.Item {
+	if r.items == nil {
+		r.items = r.feed.PageAt(make([]docstore.Item, 0, FeedPageSize), r.start, FeedPageSize)
+	}
+	return r.items
+}
+
+// next is the page's next link (D37): after its last item, or where it was asked from.
+func (r *feedRequest) next() string {
+	items := r.page()
+	switch {
+	case len(items) > 0:
+		return r.url + "?afterChangeNumber=" + strconv.FormatInt(items[len(items)-1].Modified, 10)
+	case r.present:
+		return r.url + "?afterChangeNumber=" + strconv.FormatInt(r.after, 10)
+	}
+	return r.url
+}
+
+// body is the page's JSON.
+func (r *feedRequest) body(license string) []byte {
+	items := r.page()
+	return appendFeedPage(make([]byte, 0, feedPageCap(items)), r.kind, r.next(), license, items)
+}
+
+// serveFeedPage writes the page r with D25's ETag, 304 and gzip, and D38's Cache-Control.
+// The ETag is made from what decides the body rather than from the body, a few hundred
+// kilobytes: it is known before the body is made, so a 304 makes none. A page with items
+// is kept (feedPages) with its ETags and gzip body, so that asking for it again costs what
+// a static document costs.
+func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedRequest) error {
 	req, res := c.Request(), c.Response()
 	h := res.Header()
 	gz := acceptsGzip(req.Header.Get(echo.HeaderAcceptEncoding))
-	etag := feedETag(kind, next, s.license, items, gz)
+	key := feedPageKey{kind: r.kind, url: r.url, start: r.start}
+	pg, kept := keptPage{}, false
+	if !r.last() {
+		pg, kept = s.feedPages.get(snap.ID(), key)
+	}
+	if !kept {
+		pg.etag = hashFeedPage(r.kind, r.next(), s.license, r.page())
+		pg.etagGzip = strings.TrimSuffix(pg.etag, `"`) + `-gz"`
+	}
+	etag := pg.etag
+	if gz {
+		etag = pg.etagGzip
+	}
 	if v := h["Vary"]; len(v) == 0 {
 		h["Vary"] = hdrVaryEncoding
 	} else {
@@ -88,7 +136,7 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, kind, ne
 	}
 	h["Etag"] = []string{etag}
 	h["Cache-Control"] = hdrFeedPage
-	if len(items) == 0 {
+	if r.last() {
 		h["Cache-Control"] = hdrFeedLast
 	}
 	h["X-Catalogue-Snapshot"] = snap.IDHeader()
@@ -99,13 +147,16 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, kind, ne
 	var body []byte
 	if gz {
 		h["Content-Encoding"] = hdrGzip
-		if body = s.feedPages.get(snap.ID(), etag); body == nil {
-			page := appendFeedPage(make([]byte, 0, feedPageCap(items)), kind, next, s.license, items)
-			body = gzipbody.Append(make([]byte, 0, len(page)/4+64), page)
-			s.feedPages.put(snap.ID(), etag, body)
+		if pg.gzip == nil {
+			page := r.body(s.license)
+			pg.gzip, kept = gzipbody.Append(make([]byte, 0, len(page)/4+64), page), false
 		}
+		body = pg.gzip
 	} else {
-		body = appendFeedPage(make([]byte, 0, feedPageCap(items)), kind, next, s.license, items)
+		body = r.body(s.license)
+	}
+	if !kept && !r.last() {
+		s.feedPages.put(snap.ID(), key, pg)
 	}
 	h["Content-Type"] = hdrJSON
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
@@ -163,10 +214,13 @@ func feedPageCap(items []docstore.Item) int {
 	return n
 }
 
-// feedETag is the strong ETag of a page: a hash of everything its body is made of, "-gz"
-// for its gzip body (D25). A change number is given to one state of one document only, so
-// the items' numbers and hashes decide their bytes.
-func feedETag(kind, next, license string, items []docstore.Item, gz bool) string {
+// hashFeedPage is feedETag, in a variable so that a test can count the pages hashed.
+var hashFeedPage = feedETag
+
+// feedETag is the strong ETag of a page: a hash of everything its body is made of (its
+// gzip body's adds "-gz", D25). A change number is given to one state of one document
+// only, so the items' numbers and hashes decide their bytes.
+func feedETag(kind, next, license string, items []docstore.Item) string {
 	hash := sha256.New()
 	var buf [8]byte
 	for _, s := range []string{kind, next, license} {
@@ -183,11 +237,7 @@ func feedETag(kind, next, license string, items []docstore.Item, gz bool) string
 			_, _ = hash.Write(make([]byte, sha256.Size))
 		}
 	}
-	tag := `"f` + hex.EncodeToString(hash.Sum(nil))
-	if gz {
-		tag += "-gz"
-	}
-	return tag + `"`
+	return `"f` + hex.EncodeToString(hash.Sum(nil)) + `"`
 }
 
 // publicURL is the scheme and host partners reach the edge at, for the feeds' absolute

@@ -37,8 +37,18 @@ func (f *Feed) Len() int { return len(f.items) }
 // order, appended to dst: in time proportional to the page, a binary search and limit
 // index reads.
 func (f *Feed) Page(dst []Item, after int64, limit int) []Item {
-	i := sort.Search(len(f.items), func(i int) bool { return f.items[i].modified > after })
-	for _, it := range f.items[i:min(len(f.items), i+limit)] {
+	return f.PageAt(dst, f.Start(after), limit)
+}
+
+// Start is the position in f of the first item whose change number is greater than after
+// (Len when there is none): a page is known by where it starts.
+func (f *Feed) Start(after int64) int {
+	return sort.Search(len(f.items), func(i int) bool { return f.items[i].modified > after })
+}
+
+// PageAt returns up to limit items of f from position start on, appended to dst.
+func (f *Feed) PageAt(dst []Item, start, limit int) []Item {
+	for _, it := range f.items[start:min(len(f.items), start+limit)] {
 		dst = append(dst, Item{Modified: it.modified, ID: it.id, Doc: f.docs.get(it.id)})
 	}
 	return dst
