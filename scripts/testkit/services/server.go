@@ -94,18 +94,22 @@ func (s *Server) Start() error {
 	if s.command == nil {
 		return fmt.Errorf("%s in %s: opened from its state file, it can only be stopped", s.Kind, s.Dir)
 	}
+	fixed := s.Port != 0
 	var err error
 	for attempt := 1; attempt <= 3; attempt++ {
 		port := s.Port
-		if port == 0 {
-			if port, err = FreePort(); err != nil {
+		if !fixed {
+			if port, err = freePort(); err != nil {
 				return err
 			}
 		}
 		if err = s.launch(port); err == nil {
 			return nil
 		}
-		if s.Port != 0 || !errors.Is(err, errExited) {
+		if !fixed {
+			s.Port, s.URL = 0, ""
+		}
+		if fixed || !errors.Is(err, errExited) {
 			break
 		}
 	}
@@ -307,6 +311,9 @@ func StopAll(dir string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// freePort is FreePort, which a test replaces to hand out a port that is taken.
+var freePort = FreePort
 
 // FreePort returns a loopback TCP port that nothing listens on, chosen by the kernel.
 func FreePort() (int, error) {

@@ -169,6 +169,33 @@ func TestStartFailsWithTheLog(t *testing.T) {
 	}
 }
 
+// TestStartTriesAnotherPort starts a Redis whose first free port is taken by the time it
+// binds it, as happens when another process takes it first: Start tries another port.
+func TestStartTriesAnotherPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().(*net.TCPAddr).Port
+	calls := 0
+	freePort = func() (int, error) {
+		calls++
+		if calls == 1 {
+			return taken, nil
+		}
+		return FreePort()
+	}
+	t.Cleanup(func() { freePort = FreePort })
+	r := ForTest(t, "CATALOGUE_TEST_REDIS_URL", Redis)
+	if r.Port == taken || calls != 2 {
+		t.Errorf("Redis started on port %d after %d ports handed out; want another port than the taken %d, on the second", r.Port, calls, taken)
+	}
+	if err := ping(t.Context(), r.Port); err != nil {
+		t.Errorf("PING on port %d: %v", r.Port, err)
+	}
+}
+
 // stopped stops s and checks that its process is gone and its port free.
 func stopped(t *testing.T, s *TestServer) {
 	t.Helper()
