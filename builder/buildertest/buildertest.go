@@ -17,7 +17,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,22 +26,9 @@ import (
 	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 	"github.com/trainingco/catalogue/templates"
 )
-
-// need skips or fails t when the environment variable that names a service is unset.
-func need(t testing.TB, env string) string {
-	t.Helper()
-	v := os.Getenv(env)
-	if v != "" {
-		return v
-	}
-	if os.Getenv("CATALOGUE_TEST_REQUIRE") != "" {
-		t.Fatalf("%s is not set: make test starts the services and sets it", env)
-	}
-	t.Skipf("%s is not set; run make test to start the real services", env)
-	return ""
-}
 
 func randomName(prefix string) string {
 	b := make([]byte, 6)
@@ -54,7 +40,7 @@ func randomName(prefix string) string {
 // when the test ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	admin := need(t, "CATALOGUE_TEST_PG_URL")
+	admin := services.Need(t, "CATALOGUE_TEST_PG_URL")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, admin)
@@ -101,7 +87,7 @@ func NewMigratedDatabase(t testing.TB) string {
 // has replayed the database's creation when it returns.
 func NewReplicatedDatabase(t testing.TB) (primary, standby string) {
 	t.Helper()
-	need(t, "CATALOGUE_TEST_STANDBY_URL")
+	services.Need(t, "CATALOGUE_TEST_STANDBY_URL")
 	return replicated(t, NewMigratedDatabase(t))
 }
 
@@ -109,7 +95,7 @@ func NewReplicatedDatabase(t testing.TB) (primary, standby string) {
 // that creates a provider's own tables first.
 func NewReplicatedEmptyDatabase(t testing.TB) (primary, standby string) {
 	t.Helper()
-	need(t, "CATALOGUE_TEST_STANDBY_URL")
+	services.Need(t, "CATALOGUE_TEST_STANDBY_URL")
 	return replicated(t, NewDatabase(t))
 }
 
@@ -117,7 +103,7 @@ func NewReplicatedEmptyDatabase(t testing.TB) (primary, standby string) {
 // has replayed its creation.
 func replicated(t testing.TB, primary string) (string, string) {
 	t.Helper()
-	admin := need(t, "CATALOGUE_TEST_STANDBY_URL")
+	admin := services.Need(t, "CATALOGUE_TEST_STANDBY_URL")
 	p, err := url.Parse(primary)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +178,7 @@ func NewLocalStore(t testing.TB) config.Store {
 // not exist yet: creating it is part of what the code under test must do.
 func NewS3Store(t testing.TB) config.Store {
 	t.Helper()
-	endpoint := need(t, "CATALOGUE_TEST_S3_ENDPOINT")
+	endpoint := services.Need(t, "CATALOGUE_TEST_S3_ENDPOINT")
 	bucket := strings.ReplaceAll(randomName("cat-"), "_", "-")
 	return config.Store{URL: fmt.Sprintf("s3://%s/catalogue", bucket), Endpoint: endpoint, Region: "us-east-1"}
 }

@@ -9,7 +9,6 @@ package redistest
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"testing"
 
 	"github.com/trainingco/catalogue/scripts/testkit/services"
@@ -22,15 +21,7 @@ const EnvURL = "CATALOGUE_TEST_REDIS_URL"
 // Tests sharing it keep apart by key prefix (Prefix).
 func URL(t testing.TB) string {
 	t.Helper()
-	v := os.Getenv(EnvURL)
-	if v != "" {
-		return v
-	}
-	if os.Getenv("CATALOGUE_TEST_REQUIRE") != "" {
-		t.Fatalf("%s is not set: make test starts the services and sets it", EnvURL)
-	}
-	t.Skipf("%s is not set; run make test to start the real services", EnvURL)
-	return ""
+	return services.Need(t, EnvURL)
 }
 
 // Prefix returns a key prefix no other test uses.

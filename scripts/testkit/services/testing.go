@@ -19,8 +19,8 @@ type TestServer struct{ *Server }
 // installed, fails t instead of skipping it.
 func ForTest(t testing.TB, env string, start func(dir string) (*Server, error)) *TestServer {
 	t.Helper()
-	if os.Getenv(env) == "" && os.Getenv("CATALOGUE_TEST_REQUIRE") == "" {
-		t.Skipf("%s is not set; run make test to start the real services", env)
+	if os.Getenv("CATALOGUE_TEST_REQUIRE") == "" {
+		Need(t, env)
 	}
 	dir := t.TempDir()
 	// A PostgreSQL run as the user postgres must reach dir: t.TempDir's folders are 0700.
@@ -41,6 +41,23 @@ func ForTest(t testing.TB, env string, start func(dir string) (*Server, error)) 
 		t.Fatalf("start a server of the test's own: %v", err)
 	}
 	return &TestServer{s}
+}
+
+// Need returns the value of the variable env that names a shared test service
+// (CATALOGUE_TEST_PG_URL...). When it is unset, it fails t under CATALOGUE_TEST_REQUIRE=1
+// (make test, make services), where the service should be there, and skips t otherwise: a
+// bare `go test` without the services skips the tests that need them.
+func Need(t testing.TB, env string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v != "" {
+		return v
+	}
+	if os.Getenv("CATALOGUE_TEST_REQUIRE") != "" {
+		t.Fatalf("%s is not set: make test starts the services and sets it", env)
+	}
+	t.Skipf("%s is not set; run make test to start the real services", env)
+	return ""
 }
 
 // Start starts the server again, on its earlier port.
