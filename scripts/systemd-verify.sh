@@ -5,7 +5,7 @@
 # /usr/local/bin/edge and builder (verify checks that ExecStart is executable, not what it
 # does) and the example environment file, so that the host's /usr/local/bin does not matter.
 # Any message of systemd-analyze (an unknown key, a bad value: it exits 0 on those) fails the
-# check, as does a unit without the settings the README promises.
+# check, as does a unit without the settings config/OPERATIONS.md promises.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 units=$root/config/systemd

@@ -42,7 +42,7 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 	}
 }
 
-// TestEdgeLinksThreeBuilderPackages holds the README's claim (Code layout) that the edge
+// TestEdgeLinksThreeBuilderPackages holds edge/README.md's claim (Packages) that the edge
 // binary links, of the builder, only the published format, the store it is read from and
 // the token format it verifies; test helpers under edge/ may use builder/buildertest.
 func TestEdgeLinksThreeBuilderPackages(t *testing.T) {
@@ -56,6 +56,6 @@ func TestEdgeLinksThreeBuilderPackages(t *testing.T) {
 	}
 	want := "builder/apitoken builder/snapshot builder/store"
 	if slices.Sort(got); strings.Join(got, " ") != want {
-		t.Errorf("the edge links %q of the builder, want %q (README, Code layout)", got, want)
+		t.Errorf("the edge links %q of the builder, want %q (edge/README.md, Packages)", got, want)
 	}
 }

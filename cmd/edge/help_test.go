@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestHelpReference holds the edge command's reference in edge/README.md (the text block
+// under "## The edge command") to what edge -h prints, so that neither can drift.
+func TestHelpReference(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if _, err := parseConfig([]string{"-h"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("edge -h: %v, want flag.ErrHelp", err)
+	}
+	b, err := os.ReadFile("../../edge/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n## The edge command\n")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "\n```text\n")
+	}
+	if !ok {
+		t.Fatal("edge/README.md has no ```text block under ## The edge command")
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	if block != out.String() {
+		t.Errorf("edge/README.md's reference is not what edge -h prints; paste the output of\n"+
+			"go run ./cmd/edge -h 2>/dev/null\n--- the README's block:\n%s--- edge -h:\n%s", block, out.String())
+	}
+}
