@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
 // TestContainer runs the image as an operator would: make image's script builds it (twice:
@@ -65,11 +65,13 @@ INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUE
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	token := lines[len(lines)-1]
 
-	metrics := freePort(t)
+	// The containers share the host's network, so they cannot be told to take port 0 and
+	// report it as the tests' edges do.
+	metrics := strconv.Itoa(services.Port(t))
 	builder := startContainer(t, append(run, "-e", "CATALOGUE_BUILDER_METRICS_LISTEN=127.0.0.1:"+metrics,
 		image, "builder", "serve")...)
 
-	port := freePort(t)
+	port := strconv.Itoa(services.Port(t))
 	conf := t.TempDir()
 	writeFile(t, filepath.Join(conf, "catalogue.yaml"), fmt.Sprintf(edgeConfig, port))
 	writeFile(t, filepath.Join(conf, "templates", "search.sql"), cmdtest.SlowSearch)
@@ -315,19 +317,6 @@ func exitCode(t *testing.T, container string) string {
 func logs(container string) string {
 	out, _ := docker(context.Background(), "logs", container)
 	return out
-}
-
-// freePort returns a loopback port nothing listens on now (the containers share the host's
-// network, so they cannot be told to take port 0 and report it as the tests' edges do).
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
 }
 
 func writeFile(t *testing.T, path, s string) {

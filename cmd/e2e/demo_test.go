@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
 // demoStartWithin bounds make demo from start to its printed lines: a PostgreSQL of its own,
@@ -104,7 +105,7 @@ func startDemo(t *testing.T) []string {
 	t.Helper()
 	cmd := exec.Command("bash", "scripts/demo.sh")
 	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", freePort(t)))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", services.Port(t)))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -186,15 +187,4 @@ func runLine(t *testing.T, line string) string {
 		t.Fatalf("%s: %v\n%s", line, err, out)
 	}
 	return string(out)
-}
-
-// freePort returns a loopback port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -60,6 +60,17 @@ func Need(t testing.TB, env string) string {
 	return ""
 }
 
+// Port returns a loopback port that nothing listens on now, for a server the test starts
+// that cannot take port 0 and report the one it got.
+func Port(t testing.TB) int {
+	t.Helper()
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
 // Start starts the server again, on its earlier port.
 func (s *TestServer) Start(t testing.TB) { t.Helper(); check(t, s.Server.Start()) }
 
