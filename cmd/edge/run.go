@@ -167,14 +167,19 @@ func parseConfig(args []string, stdout, stderr io.Writer) (config.Config, error)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "YAML configuration `file` (optional: defaults and CATALOGUE_* variables apply)")
 	listen := fs.String("listen", "", "`address` to listen on, such as :8080 or 127.0.0.1:0; overrides edge.listen")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: edge [--config FILE] [--listen ADDRESS]")
+	usage := func(w io.Writer) {
+		fs.SetOutput(w)
+		fmt.Fprintln(w, "usage: edge [--config FILE] [--listen ADDRESS]")
 		fs.PrintDefaults()
 	}
+	// Parse prints a bad flag's error itself, then calls Usage; the usage is printed here
+	// instead, once: to stdout when asked for with -h, to stderr after an error.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
+			usage(stdout)
+		} else {
+			usage(stderr)
 		}
 		return config.Config{}, err
 	}
