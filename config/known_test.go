@@ -82,8 +82,9 @@ func TestKeysAreTheDeclaration(t *testing.T) {
 }
 
 // TestVariablesNamedInTheRepositoryAreKeys: every CATALOGUE_* variable that the scripts, the
-// units, the README and this folder set or mention is a key's (or the tests' own), so that
-// none of them stops a command at start.
+// units, the README, the folder READMEs, the partner's guide (edge/openapi.json) and this
+// folder set or mention is a key's (or the tests' own), so that none of them stops a command
+// at start.
 func TestVariablesNamedInTheRepositoryAreKeys(t *testing.T) {
 	keys, open := declared()
 	known := map[string]bool{}
@@ -91,7 +92,8 @@ func TestVariablesNamedInTheRepositoryAreKeys(t *testing.T) {
 		known[EnvName(k)] = true
 	}
 	name := regexp.MustCompile(`\bCATALOGUE_[A-Z0-9_]*[A-Z0-9]`)
-	for _, root := range []string{"../scripts", "../config", "../README.md", "../Makefile"} {
+	for _, root := range []string{"../scripts", "../config", "../README.md", "../Makefile",
+		"../builder/README.md", "../edge/README.md", "../cmd/README.md", "../templates/README.md", "../edge/openapi.json"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
 				return err
