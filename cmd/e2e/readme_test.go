@@ -16,6 +16,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/docs"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
 // readmeWithin bounds the README's first deployment, make build included.
@@ -46,7 +47,7 @@ func TestREADME(t *testing.T) {
 		t.Fatalf("the first deployment's lines no longer start an edge on :8080:\n%s", deploy)
 	}
 
-	port := freePort(t)
+	port := services.Port(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	env := append(os.Environ(),
 		"CATALOGUE_DATABASE_URL="+buildertest.NewDatabase(t),
