@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/webhook"
+	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit/services"
+)
+
+// TestGuideWebhookReceiverGo builds the partner's guide's Go receiver ("Receiving them in
+// Go") as written, but for its port, and sends it deliveries as builder serve does, with
+// builder/webhook's Sender: a catalogue.changed signed with the endpoint's secret is answered
+// 204 and handed to revalidate with its webhook-id and ids; one signed with another secret
+// is answered 401 and handed to nothing.
+func TestGuideWebhookReceiverGo(t *testing.T) {
+	port := services.Port(t)
+	program := guideBlock(t, "### Receiving them in Go", "```go")
+	if strings.Count(program, `":3000"`) != 1 {
+		t.Fatalf("the guide's Go receiver no longer listens on \":3000\":\n%s", program)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(strings.Replace(program, `":3000"`, fmt.Sprintf(`"127.0.0.1:%d"`, port), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "receiver")
+	build := exec.Command(cmdtest.GoTool(), "build", "-o", bin, src)
+	build.Dir = repoRoot(t) // the module's go.mod has the Standard Webhooks library
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("the guide's Go receiver does not build: %v\n%s\n%s", err, out, program)
+	}
+
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	receiver := exec.CommandContext(ctx, bin)
+	receiver.Env = append(os.Environ(), "PARTNER_WEBHOOK_SECRET="+secret)
+	receiver.Stdout, receiver.Stderr = logFile, logFile
+	if err := receiver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = receiver.Wait() })
+
+	url := fmt.Sprintf("http://127.0.0.1:%d/hooks", port)
+	body, err := webhook.Body(webhook.TypeChanged, time.Now(), webhook.Changed{Snapshot: "s", Courses: []int64{128}, Classes: []int64{4012, 4013}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender := webhook.NewSender(webhook.Rules{AllowHTTP: true, AllowPrivate: true}, 10*time.Second)
+	var res webhook.Result
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		res = sender.Send(t.Context(), url, webhook.Secrets{Current: secret}, webhook.Message{ID: "msg_guide", Body: body})
+		if res.Status != 0 || time.Now().After(deadline) {
+			break // answered, or never listening
+		}
+	}
+	if res.Status != 204 {
+		t.Errorf("a delivery signed with the endpoint's secret: %d %v, want 204", res.Status, res.Err)
+	}
+	other, _ := webhook.NewSecret()
+	if res := sender.Send(t.Context(), url, webhook.Secrets{Current: other}, webhook.Message{ID: "msg_forged", Body: body}); res.Status != 401 {
+		t.Errorf("a delivery signed with another secret: %d %v, want 401", res.Status, res.Err)
+	}
+
+	want := "changed: msg_guide [128] [4012 4013]"
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		logged, _ := os.ReadFile(logFile.Name())
+		if strings.Contains(string(logged), want) {
+			if strings.Contains(string(logged), "msg_forged") {
+				t.Errorf("the forged delivery reached revalidate:\n%s", logged)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("revalidate never logged %q:\n%s", want, logged)
+		}
+	}
+}
