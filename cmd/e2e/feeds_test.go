@@ -140,6 +140,23 @@ func (f *fixture) testGuideMirror(t *testing.T) {
 	}
 }
 
+// testGuideConditional runs the partner's guide's lines that keep a document with its ETag
+// and send it back ("Caching and conditional requests") against the edge: the second request
+// answers 304, as the guide prints.
+func (f *fixture) testGuideConditional(t *testing.T) {
+	script := guideBlock(t, "## Caching and conditional requests", "```sh")
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "304\n" {
+		t.Fatalf("the guide's conditional request printed %q (%v), want 304:\n%s", out, err, script)
+	}
+	if b, err := os.ReadFile(filepath.Join(cmd.Dir, "courses.json")); err != nil || !jsonEqual(t, b, f.get(t, "/public/courses").Data) {
+		t.Errorf("courses.json = %.200s (%v); want the course list", b, err)
+	}
+}
+
 // guideBlock returns the first fenced block opened by fence after heading in the partner's
 // guide, the Markdown of edge/openapi.json's info.description that the docs page renders.
 func guideBlock(t *testing.T, heading, fence string) string {

@@ -69,6 +69,7 @@ func TestEdge(t *testing.T) {
 				{"auth", f.testAuth},
 				{"http", f.testHTTP},
 				{"conditional", f.testConditional},
+				{"guide conditional", f.testGuideConditional},
 				{"generated client", f.testGeneratedClient},
 				{"gzip", f.testGzip},
 				{"unversioned", f.testUnversioned},
