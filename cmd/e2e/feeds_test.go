@@ -157,6 +157,32 @@ func (f *fixture) testGuideConditional(t *testing.T) {
 	}
 }
 
+// testGuideRequests runs the partner's guide's curl line per endpoint ("One curl line per
+// endpoint", with -f: any error status fails) and its page past the last ("Pagination"),
+// whose answer must be the one the guide prints under it, against the edge.
+func (f *fixture) testGuideRequests(t *testing.T) {
+	run := func(script string) string {
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+		cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the guide's lines failed: %v\n%s\n%s", err, script, out)
+		}
+		return string(out)
+	}
+	if out := run(guideBlock(t, "### One curl line per endpoint", "```sh")); strings.Count(out, "{") < 7 {
+		t.Errorf("the guide's curl lines printed %.300s; want seven answers", out)
+	}
+	page := guideBlock(t, "## Pagination", "```sh")
+	_, printed, ok := strings.Cut(page, "\n# ")
+	if !ok {
+		t.Fatalf("the guide's pagination example prints no answer after its curl line:\n%s", page)
+	}
+	if got := run(page); !jsonEqual(t, []byte(got), []byte(printed)) {
+		t.Errorf("the guide's page past the last answered %s; the guide prints %s", got, printed)
+	}
+}
+
 // guideBlock returns the first fenced block opened by fence after heading in the partner's
 // guide, the Markdown of edge/openapi.json's info.description that the docs page renders.
 func guideBlock(t *testing.T, heading, fence string) string {

@@ -70,6 +70,7 @@ func TestEdge(t *testing.T) {
 				{"http", f.testHTTP},
 				{"conditional", f.testConditional},
 				{"guide conditional", f.testGuideConditional},
+				{"guide requests", f.testGuideRequests},
 				{"generated client", f.testGeneratedClient},
 				{"gzip", f.testGzip},
 				{"unversioned", f.testUnversioned},
