@@ -31,6 +31,9 @@ type serveLoop struct {
 	// own are the manifests of the last builder.keep snapshots this process published,
 	// for collection (publish.Publisher.Own).
 	own map[string]*snapshot.Manifest
+	// kept remembers the hashes of the kept manifests other processes published, which
+	// collection read from the store (publish.Publisher.Kept).
+	kept publish.KeptHashes
 	// webhooks queues and delivers catalogue.changed; nil when off.
 	webhooks *webhooks
 }
@@ -141,7 +144,7 @@ func (s *serveLoop) remember(m *snapshot.Manifest) {
 // publisher returns a publisher into the store for a build holding the lock l.
 func (s *serveLoop) publisher(l *lock) *publish.Publisher {
 	p := newPublisher(s.cfg, s.store, s.opts.Progress, s.opts.Now)
-	p.CheckLock, p.Own = l.held, s.own
+	p.CheckLock, p.Own, p.Kept = l.held, s.own, &s.kept
 	return p
 }
 

@@ -42,29 +42,28 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 	kept, dropped := partition(ids, p.keep(), ptr)
 	dropped, young := p.settled(dropped)
 	kept = append(kept, young...)
+	have := p.inMemory(cur, prev)
+	others := notIn(kept, have)
+	if p.Kept != nil {
+		// Learnt now, when builder serve's first publication collects, even with nothing
+		// to drop: otherwise the first change build that drops a snapshot pays for them.
+		p.Kept.retain(kept)
+		if err := p.learn(ctx, others); err != nil {
+			return 0, fmt.Errorf("read kept snapshots: %w", err)
+		}
+	}
 	if len(dropped) == 0 {
 		return 0, nil
-	}
-	have := maps.Clone(p.Own)
-	if have == nil {
-		have = map[string]*snapshot.Manifest{}
-	}
-	have[cur.ID] = cur
-	if prev != nil {
-		have[prev.ID] = prev
 	}
 	cands, err := p.candidates(ctx, dropped, have, cur)
 	if err != nil {
 		return 0, fmt.Errorf("read old snapshots: %w", err)
 	}
-	var others []string // oldest first: they share the most objects with the dropped ones
-	for _, id := range slices.Backward(kept) {
+	for _, id := range kept {
 		if m := have[id]; m != nil {
 			for _, e := range m.Documents {
 				delete(cands, e.Hash)
 			}
-		} else {
-			others = append(others, id)
 		}
 	}
 	if err := p.ruleOut(ctx, cands, others); err != nil {
@@ -85,6 +84,32 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 		return 0, err
 	}
 	return len(dropped), nil
+}
+
+// inMemory are the manifests collection need not read: Own, the new snapshot cur and the
+// one before it, prev (nil for none).
+func (p *Publisher) inMemory(cur, prev *snapshot.Manifest) map[string]*snapshot.Manifest {
+	have := maps.Clone(p.Own)
+	if have == nil {
+		have = map[string]*snapshot.Manifest{}
+	}
+	have[cur.ID] = cur
+	if prev != nil {
+		have[prev.ID] = prev
+	}
+	return have
+}
+
+// notIn returns the ids of kept (newest first) that have lacks, oldest first: they share
+// the most objects with the dropped ones.
+func notIn(kept []string, have map[string]*snapshot.Manifest) []string {
+	var others []string
+	for _, id := range slices.Backward(kept) {
+		if have[id] == nil {
+			others = append(others, id)
+		}
+	}
+	return others
 }
 
 // settled splits the dropped manifests ids into those whose build started at least Grace
@@ -139,7 +164,8 @@ func (p *Publisher) candidates(ctx context.Context, ids []string, have map[strin
 }
 
 // ruleOut removes from cands every hash that one of the manifests ids uses. Manifests are
-// read concurrently; once no candidate is left the rest are not read.
+// read concurrently; once no candidate is left the rest are not read. With Kept, each is
+// read and decoded once and its hashes remembered (KeptHashes).
 func (p *Publisher) ruleOut(ctx context.Context, cands map[string]bool, ids []string) error {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -155,11 +181,7 @@ func (p *Publisher) ruleOut(ctx context.Context, cands map[string]bool, ids []st
 			if len(hashes) == 0 {
 				return nil
 			}
-			b, err := p.Store.GetMax(gctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)
-			if err != nil {
-				return fmt.Errorf("read manifest %s: %w", id, err)
-			}
-			used, err := snapshot.UsedHashes(b, id, hashes)
+			used, err := p.usedIn(gctx, id, hashes)
 			if err != nil {
 				return err
 			}
@@ -168,6 +190,53 @@ func (p *Publisher) ruleOut(ctx context.Context, cands map[string]bool, ids []st
 			for _, h := range used {
 				delete(cands, h)
 			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// usedIn returns the hashes among hashes that the manifest of snapshot id uses: from Kept
+// when it remembers them, else read from the store (and remembered in Kept, if any).
+func (p *Publisher) usedIn(ctx context.Context, id string, hashes []string) ([]string, error) {
+	if p.Kept == nil {
+		b, err := p.Store.GetMax(ctx, snapshot.ManifestKey(id), snapshot.MaxManifestSize)
+		if err != nil {
+			return nil, fmt.Errorf("read manifest %s: %w", id, err)
+		}
+		return snapshot.UsedHashes(b, id, hashes)
+	}
+	set, ok := p.Kept.get(id)
+	if !ok {
+		m, err := snapshot.ReadManifest(ctx, p.Store, id)
+		if err != nil {
+			return nil, err
+		}
+		set = p.Kept.put(m)
+	}
+	var used []string
+	for _, h := range hashes {
+		if uses(set, h) {
+			used = append(used, h)
+		}
+	}
+	return used, nil
+}
+
+// learn reads into Kept the manifests of ids it does not hold yet, concurrently.
+func (p *Publisher) learn(ctx context.Context, ids []string) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, id := range ids {
+		if _, ok := p.Kept.get(id); ok {
+			continue
+		}
+		g.Go(func() error {
+			m, err := snapshot.ReadManifest(gctx, p.Store, id)
+			if err != nil {
+				return err
+			}
+			p.Kept.put(m)
 			return nil
 		})
 	}

@@ -79,6 +79,9 @@ type Publisher struct {
 	// that may still be publishing, and these were published, by this one. Without it, a
 	// builder publishing a change every second would keep an hour of manifests.
 	Own map[string]*snapshot.Manifest
+	// Kept, when set, remembers the hashes of the kept manifests collection read from the
+	// store, across the publications of a long-running builder (KeptHashes).
+	Kept *KeptHashes
 	// Retention is how long a deleted course or class is announced in the feeds
 	// (feeds.retention, D36); 0 means DefaultRetention.
 	Retention time.Duration
