@@ -73,6 +73,43 @@ func TestDemo(t *testing.T) {
 	if len(items) != 1 || items[0].ID != class || items[0].State != "updated" || items[0].Data.Cost != before+100 {
 		t.Errorf("after the change the feed line lists %+v, want class %d updated with cost %d alone", items, class, before+100)
 	}
+	testGuideJWT(t, strings.TrimSuffix(curlLine[strings.Index(curlLine, "http"):strings.Index(curlLine, "/public/")], "'"))
+}
+
+// demoJWTSecret is the demo edge's edge.jwt.hmac_secret in TestDemo (the demo makes a new
+// one unless given one).
+const demoJWTSecret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// testGuideJWT runs the partner's guide's line that makes a student's JWT ("Trying it") and
+// its curl line against the demo's edge at base: with the edge's secret the JWT is accepted
+// (the class read answers, or 404 for a class the seed did not make, never the 401 of a bad
+// token); with another secret it gets that 401, so the check tells the two apart.
+func testGuideJWT(t *testing.T, base string) {
+	t.Helper()
+	lines := guideBlock(t, "### Trying it", "```sh")
+	var script []string
+	for _, l := range strings.Split(lines, "\n") {
+		if !strings.HasPrefix(l, "export ") { // the secret: set below
+			script = append(script, l)
+		}
+	}
+	run := func(secret string) string {
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(script, "\n"))
+		cmd.Env = append(os.Environ(), "CATALOGUE="+base, "CATALOGUE_EDGE_JWT_HMAC_SECRET="+secret)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the guide's JWT lines: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := run(demoJWTSecret); strings.Contains(out, "Unauthenticated") || !strings.Contains(out, "{") {
+		t.Errorf("the guide's JWT, made with the edge's secret, got %q", out)
+	} else {
+		t.Logf("the guide's JWT, made with the edge's secret, got %.120s", out)
+	}
+	if out := run(strings.Repeat("f", 64)); !strings.Contains(out, `{"message":"Unauthenticated."}`) {
+		t.Errorf("the guide's JWT, made with another secret, got %q; want the 401 of a bad token", out)
+	}
 }
 
 // feedItem is what TestDemo reads of an RPDE item of the classes feed.
@@ -105,7 +142,7 @@ func startDemo(t *testing.T) []string {
 	t.Helper()
 	cmd := exec.Command("bash", "scripts/demo.sh")
 	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", services.Port(t)))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", services.Port(t)), "CATALOGUE_EDGE_JWT_HMAC_SECRET="+demoJWTSecret)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
