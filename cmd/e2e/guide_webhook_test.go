@@ -16,10 +16,8 @@ import (
 )
 
 // TestGuideWebhookReceiverGo builds the partner's guide's Go receiver ("Receiving them in
-// Go") as written, but for its port, and sends it deliveries as builder serve does, with
-// builder/webhook's Sender: a catalogue.changed signed with the endpoint's secret is answered
-// 204 and handed to revalidate with its webhook-id and ids; one signed with another secret
-// is answered 401 and handed to nothing.
+// Go") as written, but for its port, and sends it deliveries as builder serve does
+// (testReceiver).
 func TestGuideWebhookReceiverGo(t *testing.T) {
 	port := services.Port(t)
 	program := guideBlock(t, "### Receiving them in Go", "```go")
@@ -37,18 +35,54 @@ func TestGuideWebhookReceiverGo(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("the guide's Go receiver does not build: %v\n%s\n%s", err, out, program)
 	}
+	testReceiver(t, port, "changed: msg_guide [128] [4012 4013]", bin)
+}
 
+// TestGuideWebhookReceiverNode runs the partner's guide's Node receiver ("Receiving them in
+// Node") as written, but for its port, with the express and standardwebhooks that
+// scripts/openapi/package.json pins, and sends it deliveries as builder serve does
+// (testReceiver).
+func TestGuideWebhookReceiverNode(t *testing.T) {
+	port := services.Port(t)
+	program := guideBlock(t, "### Receiving them in Node", "```js")
+	if strings.Count(program, "app.listen(3000)") != 1 {
+		t.Fatalf("the guide's Node receiver no longer listens on 3000:\n%s", program)
+	}
+	modules := nodeModules(t) // installs Node.js too when it is missing
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An ES module finds its packages in node_modules beside it or above, not on NODE_PATH.
+	dir := t.TempDir()
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "receiver.mjs")
+	listen := fmt.Sprintf(`app.listen(%d, "127.0.0.1")`, port)
+	if err := os.WriteFile(src, []byte(strings.Replace(program, "app.listen(3000)", listen, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testReceiver(t, port, "changed: msg_guide [128] [4012,4013]", node, src)
+}
+
+// testReceiver starts a partner's receiver (command, listening on port), and sends it a
+// catalogue.changed with builder/webhook's Sender, as builder serve does: signed with the
+// endpoint's secret it is answered 204 and handed to revalidate, which logs want (its
+// webhook-id and ids); signed with another secret it is answered 401 and handed to nothing.
+func testReceiver(t *testing.T, port int, want string, command ...string) {
+	t.Helper()
 	secret, err := webhook.NewSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
-	logFile, err := os.Create(filepath.Join(dir, "log"))
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
 	ctx, cancel := context.WithCancel(t.Context())
-	receiver := exec.CommandContext(ctx, bin)
+	receiver := exec.CommandContext(ctx, command[0], command[1:]...)
 	receiver.Env = append(os.Environ(), "PARTNER_WEBHOOK_SECRET="+secret)
 	receiver.Stdout, receiver.Stderr = logFile, logFile
 	if err := receiver.Start(); err != nil {
@@ -70,14 +104,14 @@ func TestGuideWebhookReceiverGo(t *testing.T) {
 		}
 	}
 	if res.Status != 204 {
-		t.Errorf("a delivery signed with the endpoint's secret: %d %v, want 204", res.Status, res.Err)
+		logged, _ := os.ReadFile(logFile.Name())
+		t.Fatalf("a delivery signed with the endpoint's secret: %d %v, want 204\n%s", res.Status, res.Err, logged)
 	}
 	other, _ := webhook.NewSecret()
 	if res := sender.Send(t.Context(), url, webhook.Secrets{Current: other}, webhook.Message{ID: "msg_forged", Body: body}); res.Status != 401 {
 		t.Errorf("a delivery signed with another secret: %d %v, want 401", res.Status, res.Err)
 	}
 
-	want := "changed: msg_guide [128] [4012 4013]"
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		logged, _ := os.ReadFile(logFile.Name())
 		if strings.Contains(string(logged), want) {
