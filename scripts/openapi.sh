@@ -77,9 +77,11 @@ lint() {
 		fail "Spectral finds problems in edge/openapi.json"
 }
 
-# types generates the TypeScript types of the document and type-checks usage.ts against them,
-# with the commands the partner's guide gives (edge/openapi.json, "Generating a client"), in a fresh folder under the modules' own
-# (so that npx and tsc find the pinned packages as they would in a partner's project).
+# types generates the TypeScript types of the document and type-checks usage.ts and the
+# guide's TypeScript program (its ts block, as guide.ts) against them, with the commands the
+# partner's guide gives (edge/openapi.json, "Generating a client"), in a fresh folder under
+# the modules' own (so that npx and tsc find the pinned packages as they would in a partner's
+# project).
 types() {
 	local work=$1/../check
 	rm -rf "$work"
@@ -87,10 +89,16 @@ types() {
 	cp "$root/edge/openapi.json" "$pins/usage.ts" "$pins/tsconfig.json" "$work/"
 	(
 		cd "$work"
+		node -e '
+			const d = require("./openapi.json").info.description;
+			const at = d.indexOf("```ts\n", d.indexOf("\n## Generating a client\n"));
+			if (at < 0) throw new Error("the guide has no ts block under Generating a client");
+			const code = d.slice(at + 6);
+			process.stdout.write(code.slice(0, code.indexOf("\n```")) + "\n");' >guide.ts
 		npx --no-install openapi-typescript openapi.json -o catalogue.d.ts
 		npx --no-install tsc --strict -p tsconfig.json
-	) || fail "the TypeScript types of edge/openapi.json do not type-check scripts/openapi/usage.ts"
-	echo "openapi.sh: usage.ts type-checks with tsc --strict against the generated types" >&2
+	) || fail "the TypeScript types of edge/openapi.json do not type-check scripts/openapi/usage.ts and the guide's program"
+	echo "openapi.sh: usage.ts and the guide's program type-check with tsc --strict against the generated types" >&2
 }
 
 # docs_current fails unless edge/apidocs/assets holds exactly the pinned swagger-ui-dist's files.
