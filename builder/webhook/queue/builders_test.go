@@ -113,13 +113,13 @@ func TestGivesUpThenDisables(t *testing.T) {
 	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = 1 AND delivered_at IS NULL AND given_up_at IS NULL").Scan(&pending); err != nil || pending != 0 {
 		t.Errorf("a disabled endpoint keeps %d deliveries pending (%v)", pending, err)
 	}
-	waitFor(t, 5*time.Second, "the healthy endpoint's four", func() bool { return len(up.deliveries()) == 4 })
+	waitFor(t, 15*time.Second, "the healthy endpoint's four", func() bool { return len(up.deliveries()) == 4 })
 	// A disabled endpoint gets no new messages.
 	before := len(down.deliveries())
 	if _, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s2", Classes: []int64{2}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the healthy endpoint's fifth", func() bool { return len(up.deliveries()) == 5 })
+	waitFor(t, 15*time.Second, "the healthy endpoint's fifth", func() bool { return len(up.deliveries()) == 5 })
 	if after := len(down.deliveries()); after != before {
 		t.Errorf("a disabled endpoint got %d more deliveries", after-before)
 	}
