@@ -1,7 +1,6 @@
 package config
 
 import (
-	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -21,11 +20,10 @@ func declared() (keys, open []string) {
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
 		for f := range t.Fields() {
-			tag, _, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
-			if !f.IsExported() || tag == "-" {
+			if !f.IsExported() || tagName(f) == "-" {
 				continue
 			}
-			key := prefix + cmp.Or(tag, strings.ToLower(f.Name))
+			key := prefix + tagName(f)
 			switch f.Type.Kind() {
 			case reflect.Struct:
 				walk(f.Type, key+".")

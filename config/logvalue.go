@@ -1,10 +1,8 @@
 package config
 
 import (
-	"cmp"
 	"log/slog"
 	"reflect"
-	"strings"
 	"time"
 )
 
@@ -18,11 +16,10 @@ func (c Config) LogValue() slog.Value {
 		t := v.Type()
 		for i := range t.NumField() {
 			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
-			if !f.IsExported() || tag == "-" {
+			if !f.IsExported() || tagName(f) == "-" {
 				continue
 			}
-			key := prefix + cmp.Or(tag, strings.ToLower(f.Name))
+			key := prefix + tagName(f)
 			fv := v.Field(i)
 			switch d, isDuration := fv.Interface().(time.Duration); {
 			case isDuration:
