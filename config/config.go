@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	"github.com/spf13/viper"
 )
 
@@ -250,161 +249,67 @@ func (c Config) Location() *time.Location {
 	return loc
 }
 
-// Validate checks every key and names the first bad one.
+// Validate checks every key (each Key's Check) and names each bad one.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(key, why string, got any) {
-		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
-	}
-	if _, err := time.LoadLocation(c.Timezone); err != nil || c.Timezone == "" {
-		bad("timezone", "must be an IANA time zone such as UTC or Europe/Berlin", fmt.Sprintf("%q", c.Timezone))
-	}
-	if err := validateStoreURL(c.Store.URL); err != nil {
-		bad("store.url", err.Error(), fmt.Sprintf("%q", c.Store.URL))
-	}
-	if c.Store.Endpoint != "" {
-		if u, err := url.Parse(c.Store.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
-			bad("store.endpoint", "must be a URL such as http://127.0.0.1:9000", fmt.Sprintf("%q", c.Store.Endpoint))
+	for _, k := range keys {
+		if k.Check != nil {
+			k.Check(c, func(why string, got any) {
+				errs = append(errs, fmt.Errorf("%s: %s (got %v)", k.Name, why, got))
+			})
 		}
 	}
-	for _, k := range []struct{ key, val string }{{"database.url", c.Database.URL}, {"replica.url", c.Replica.URL}} {
-		if k.val != "" && !strings.HasPrefix(k.val, "postgres://") && !strings.HasPrefix(k.val, "postgresql://") {
-			bad(k.key, "must be a postgres:// URL", "a value of another form")
-		}
-	}
-	if _, err := cron.ParseStandard(c.Builder.Schedule); err != nil {
-		bad("builder.schedule", "must be a cron spec such as */5 * * * *", fmt.Sprintf("%q", c.Builder.Schedule))
-	}
-	if c.Builder.Keep < 1 {
-		bad("builder.keep", "must be >= 1", c.Builder.Keep)
-	}
-	if c.Builder.MaxShrink < 0 || c.Builder.MaxShrink > 1 {
-		bad("builder.max_shrink", "must be between 0 and 1", c.Builder.MaxShrink)
-	}
-	if c.Builder.CollectGrace <= 0 {
-		bad("builder.collect_grace", "must be > 0", c.Builder.CollectGrace)
-	}
-	errs = append(errs, c.Builder.validateFreshness()...)
-	errs = append(errs, c.Edge.validate()...)
-	errs = append(errs, c.Feeds.validate()...)
-	errs = append(errs, c.Webhooks.validate()...)
 	return errors.Join(errs...)
 }
 
-// validateFreshness checks the keys of change-triggered builds.
-func (b Builder) validateFreshness() []error {
-	var errs []error
-	if b.Debounce < 0 {
-		errs = append(errs, fmt.Errorf("builder.debounce: must not be negative (got %v)", b.Debounce))
+// Bad is how a Key's Check reports its key's value wrong: why, and the value as shown
+// (quoted, or described when it may hold a secret).
+type Bad func(why string, got any)
+
+// quoted shows a string value in a message.
+func quoted(s string) string { return fmt.Sprintf("%q", s) }
+
+// positive is the edge's check of a duration that must be positive.
+func positive(d time.Duration, bad Bad) {
+	if d <= 0 {
+		bad("must be a positive duration such as 5s", d)
 	}
-	if b.MaxDelay < b.Debounce {
-		errs = append(errs, fmt.Errorf("builder.max_delay: must be at least builder.debounce (%v) (got %v)", b.Debounce, b.MaxDelay))
-	}
-	if b.ReplicaWait <= 0 {
-		errs = append(errs, fmt.Errorf("builder.replica_wait: must be a positive duration such as 10s (got %v)", b.ReplicaWait))
-	}
-	if b.MetricsListen != "" && !strings.Contains(b.MetricsListen, ":") {
-		errs = append(errs, fmt.Errorf("builder.metrics_listen: must be an address such as 127.0.0.1:9464 (got %q)", b.MetricsListen))
-	}
-	return errs
 }
 
-func (e Edge) validate() []error {
-	var errs []error
-	bad := func(key, why string, got any) {
-		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
+// positiveDuration is the webhooks' check of a duration that must be positive.
+func positiveDuration(d time.Duration, bad Bad) {
+	if d <= 0 {
+		bad("must be a positive duration", d)
 	}
-	if e.Listen == "" {
-		bad("edge.listen", "must be an address such as :8080", `""`)
+}
+
+// postgresURL checks database.url and replica.url, without showing them (they may hold a
+// password).
+func postgresURL(s string, bad Bad) {
+	if s != "" && !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
+		bad("must be a postgres:// URL", "a value of another form")
 	}
-	if !strings.HasPrefix(e.BasePath, "/") || strings.HasSuffix(e.BasePath, "/") {
-		bad("edge.base_path", "must start with / and not end with /", fmt.Sprintf("%q", e.BasePath))
+}
+
+// publicURL checks edge.public_url, which the feeds' next URLs start with (D37).
+func publicURL(s string, bad Bad) {
+	if s == "" {
+		return
 	}
-	if e.RateLimit <= 0 {
-		bad("edge.rate_limit", "must be > 0", e.RateLimit)
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(u.Path, "/") {
+		bad("must be an http:// or https:// URL such as https://api.example.com, without a trailing /, query or fragment", quoted(s))
 	}
-	for _, d := range []struct {
-		key string
-		val time.Duration
-	}{{"edge.poll_interval", e.PollInterval}, {"edge.token_refresh", e.TokenRefresh}, {"edge.search_timeout", e.SearchTimeout}} {
-		if d.val <= 0 {
-			bad(d.key, "must be a positive duration such as 5s", d.val)
-		}
-	}
-	if e.TokenRefresh > MaxTokenRefresh {
-		bad("edge.token_refresh", "must be at most 20s so that revocation takes effect within 30 s (D22: the refresh, its query of at most 5 s and the replica's lag)", e.TokenRefresh)
-	}
-	for _, cidr := range e.TrustedProxies {
-		if _, err := netip.ParsePrefix(cidr); err != nil {
-			bad("edge.trusted_proxies", "must be CIDR ranges such as 10.0.0.0/8", fmt.Sprintf("%q", cidr))
-		}
-	}
-	if e.CacheMaxAge < 0 {
-		bad("edge.cache_max_age", "must not be negative", e.CacheMaxAge)
-	}
-	if e.SearchCache < 0 {
-		bad("edge.search_cache", "must not be negative (0 disables the cache)", e.SearchCache)
-	}
-	if e.RedisURL != "" && !validRedisURL(e.RedisURL) {
-		// The URL may hold a password: it is not shown.
-		bad("edge.redis_url", "must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS", "a value of another form")
-	}
-	if e.RedisTimeout <= 0 || e.RedisTimeout > maxRedisTimeout {
-		bad("edge.redis_timeout", "must be between 1ms and 1s: a Redis that hangs costs a request up to this much", e.RedisTimeout)
-	}
-	if e.PublicURL != "" {
-		if u, err := url.Parse(e.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-			u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(u.Path, "/") {
-			bad("edge.public_url", "must be an http:// or https:// URL such as https://api.example.com, without a trailing /, query or fragment", fmt.Sprintf("%q", e.PublicURL))
-		}
-	}
+}
+
+// edgeMetricsListen checks edge.metrics_listen: an address, and not the public one (D26).
+func edgeMetricsListen(e Edge, bad Bad) {
 	if e.MetricsListen != "" && !strings.Contains(e.MetricsListen, ":") {
-		bad("edge.metrics_listen", "must be an address such as 127.0.0.1:9465", fmt.Sprintf("%q", e.MetricsListen))
+		bad("must be an address such as 127.0.0.1:9465", quoted(e.MetricsListen))
 	}
 	if e.MetricsListen != "" && e.MetricsListen == e.Listen && !strings.HasSuffix(e.Listen, ":0") {
-		bad("edge.metrics_listen", "must not be edge.listen: metrics are kept off the public port (D26)", fmt.Sprintf("%q", e.MetricsListen))
+		bad("must not be edge.listen: metrics are kept off the public port (D26)", quoted(e.MetricsListen))
 	}
-	return append(errs, e.JWT.validate()...)
-}
-
-func (f Feeds) validate() []error {
-	var errs []error
-	if f.Retention < MinRetention {
-		errs = append(errs, fmt.Errorf("feeds.retention: must be at least 48h, so that a partner reading once a day sees every deletion (got %v)", f.Retention))
-	}
-	if u, err := url.Parse(f.License); err != nil || u.Scheme == "" || u.Host == "" {
-		errs = append(errs, fmt.Errorf("feeds.license: must be an absolute URL (got %q)", f.License))
-	}
-	return errs
-}
-
-func (w Webhooks) validate() []error {
-	var errs []error
-	bad := func(key, why string, got any) {
-		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
-	}
-	if w.Timeout <= 0 || w.Timeout > MaxWebhookTimeout {
-		bad("webhooks.timeout", "must be between 1ms and 10s (D42: a 2xx within 10 s is success)", w.Timeout)
-	}
-	for _, d := range []struct {
-		key string
-		val time.Duration
-	}{{"webhooks.retry_base", w.RetryBase}, {"webhooks.retry_for", w.RetryFor}, {"webhooks.disable_after", w.DisableAfter},
-		{"webhooks.edge_wait", w.EdgeWait}} {
-		if d.val <= 0 {
-			bad(d.key, "must be a positive duration", d.val)
-		}
-	}
-	if w.RetryMax < w.RetryBase {
-		bad("webhooks.retry_max", fmt.Sprintf("must be at least webhooks.retry_base (%v)", w.RetryBase), w.RetryMax)
-	}
-	if w.StuckAfter <= w.Timeout {
-		bad("webhooks.stuck_after", fmt.Sprintf("must be longer than webhooks.timeout (%v): a delivery still running must never be taken as abandoned", w.Timeout), w.StuckAfter)
-	}
-	if w.Workers < 1 {
-		bad("webhooks.workers", "must be >= 1", w.Workers)
-	}
-	return errs
 }
 
 // maxRedisTimeout bounds edge.redis_timeout: a hung Redis must cost a request a moment, never
@@ -424,31 +329,6 @@ func validRedisURL(s string) bool {
 	}
 	n, err := strconv.Atoi(db)
 	return err == nil && n >= 0
-}
-
-func (j JWT) validate() []error {
-	var errs []error
-	bad := func(key, why string, got any) {
-		errs = append(errs, fmt.Errorf("%s: %s (got %v)", key, why, got))
-	}
-	if j.HMACSecret != "" && len(j.HMACSecret) < minHMACSecret {
-		// The secret itself is never shown, only its length.
-		bad("edge.jwt.hmac_secret", fmt.Sprintf("must be at least %d bytes (RFC 7518: as long as the SHA-256 hash)", minHMACSecret),
-			fmt.Sprintf("%d bytes", len(j.HMACSecret)))
-	}
-	if j.JWKSURL != "" && !validJWKSURL(j.JWKSURL) {
-		bad("edge.jwt.jwks_url", "must be an https:// URL (http:// only to localhost)", fmt.Sprintf("%q", j.JWKSURL))
-	}
-	if j.Leeway < 0 || j.Leeway > maxLeeway {
-		bad("edge.jwt.leeway", "must be between 0s and "+maxLeeway.String(), j.Leeway)
-	}
-	if strings.TrimSpace(j.StudentClaim) == "" {
-		bad("edge.jwt.student_claim", "must name a claim, such as sub", `""`)
-	}
-	if j.MaxLifetime <= 0 {
-		bad("edge.jwt.max_lifetime", "must be a positive duration such as 24h", j.MaxLifetime)
-	}
-	return errs
 }
 
 // validJWKSURL accepts https URLs, and http ones to the local machine only: keys fetched in

@@ -2,9 +2,14 @@ package config
 
 import (
 	"cmp"
+	"fmt"
+	"net/netip"
+	"net/url"
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/robfig/cron/v3"
 )
 
 //go:generate go run ./internal/gendocs
@@ -14,7 +19,6 @@ import (
 // other); Default, viper's defaults, the environment variable (EnvName), the example file
 // (catalogue.example.yaml) and the key table (README.md#keys) are all derived from it, and
 // TestGeneratedDocsAreCurrent fails when the committed files differ from what it gives.
-// The key's validation, and its message, is in Validate, under the same name.
 type Key struct {
 	Name string // dotted, as in the file: "edge.rate_limit"
 	// Default is the value when nothing sets the key, of the field's own type; nil is the
@@ -26,12 +30,16 @@ type Key struct {
 	// Meaning is the key table's one Markdown line; Comment is the example file's comment,
 	// plain text wrapped at generation, for an operator editing the file.
 	Meaning, Comment string
+	// Check calls bad for each thing wrong with the key's value in c (other keys' values
+	// may bound it); nil: any value of the field's type is right.
+	Check func(c Config, bad Bad)
 }
 
 // keys declares every configuration key, in the order of the example file and the table:
 // the keys of a section together.
 var keys = []Key{
 	{Name: "database.url",
+		Check: func(c Config, bad Bad) { postgresURL(c.Database.URL, bad) },
 		Meaning: "the primary; `migrate`, `seed`, `token` write to it; the builder's " +
 			"advisory lock lives there",
 		Comment: "The provider's primary PostgreSQL. builder migrate, seed and token " +
@@ -42,12 +50,18 @@ var keys = []Key{
 			"PostgreSQL needs it, in the form " +
 			"postgres://catalogue:secret@db.example.internal:5432/provider?sslmode=require."},
 	{Name: "replica.url",
+		Check: func(c Config, bad Bad) { postgresURL(c.Replica.URL, bad) },
 		Shown: "database.url",
 		Meaning: "the read replica: the builder reads it, the edge searches it and " +
 			"loads token hashes from it",
 		Comment: "The read replica the builder reads the catalogue from and the edge " +
 			"searches live. Empty means database.url."},
 	{Name: "store.url",
+		Check: func(c Config, bad Bad) {
+			if err := validateStoreURL(c.Store.URL); err != nil {
+				bad(err.Error(), quoted(c.Store.URL))
+			}
+		},
 		Default: "file://./data/catalogue",
 		Meaning: "`file://PATH` (local folder, no server) or `s3://BUCKET/PREFIX`",
 		Comment: "Where snapshots are published: file://PATH (a local folder, needs no " +
@@ -57,6 +71,11 @@ var keys = []Key{
 			"(AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, instance " +
 			"roles), never from this file."},
 	{Name: "store.endpoint",
+		Check: func(c Config, bad Bad) {
+			if u, err := url.Parse(c.Store.Endpoint); c.Store.Endpoint != "" && (err != nil || u.Scheme == "" || u.Host == "") {
+				bad("must be a URL such as http://127.0.0.1:9000", quoted(c.Store.Endpoint))
+			}
+		},
 		Meaning: "S3-compatible endpoint such as MinIO; path-style addressing when set",
 		Comment: "The endpoint of an S3-compatible service, such as " +
 			"http://127.0.0.1:9000 for MinIO; when set, requests use path-style " +
@@ -66,6 +85,11 @@ var keys = []Key{
 		Meaning: "S3 region",
 		Comment: "The S3 region."},
 	{Name: "timezone",
+		Check: func(c Config, bad Bad) {
+			if _, err := time.LoadLocation(c.Timezone); err != nil || c.Timezone == "" {
+				bad("must be an IANA time zone such as UTC or Europe/Berlin", quoted(c.Timezone))
+			}
+		},
 		Default: "UTC",
 		Meaning: "IANA zone that defines \"today\" (D1) for builder and edge alike",
 		Comment: "The IANA time zone that defines \"today\" (decision D1): which classes " +
@@ -83,6 +107,11 @@ var keys = []Key{
 			"naming a template that is always embedded, is refused. Empty means " +
 			"the embedded templates only."},
 	{Name: "builder.schedule",
+		Check: func(c Config, bad Bad) {
+			if _, err := cron.ParseStandard(c.Builder.Schedule); err != nil {
+				bad("must be a cron spec such as */5 * * * *", quoted(c.Builder.Schedule))
+			}
+		},
 		Default: "*/5 * * * *",
 		Meaning: "cron spec of `builder serve`",
 		Comment: "When builder serve builds, as a cron spec in the configured time " +
@@ -91,6 +120,11 @@ var keys = []Key{
 			"at start. A build still running when the next is due makes that one " +
 			"skip."},
 	{Name: "builder.keep",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.Keep < 1 {
+				bad("must be >= 1", c.Builder.Keep)
+			}
+		},
 		Default: 10,
 		Meaning: "snapshots kept in all for rollback: the current one and the " +
 			"`builder.keep` - 1 most recently current before it (`current.json` " +
@@ -100,6 +134,11 @@ var keys = []Key{
 			"rollback can return to those). Older snapshots and the objects only " +
 			"they use are deleted after each publication. At least 1."},
 	{Name: "builder.max_shrink",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.MaxShrink < 0 || c.Builder.MaxShrink > 1 {
+				bad("must be between 0 and 1", c.Builder.MaxShrink)
+			}
+		},
 		Default: 0.5,
 		Meaning: "publish guard: refuse a build whose course or class count falls by " +
 			"more than this fraction, unless `--force`",
@@ -108,6 +147,11 @@ var keys = []Key{
 			"refused unless run with --force. 0 refuses any fall; 1 never " +
 			"refuses."},
 	{Name: "builder.collect_grace",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.CollectGrace <= 0 {
+				bad("must be > 0", c.Builder.CollectGrace)
+			}
+		},
 		Default: time.Hour,
 		Meaning: "a snapshot the pointer does not keep (a build still publishing or " +
 			"stopped before its pointer, one past `builder.keep`) stays in the " +
@@ -134,17 +178,32 @@ var keys = []Key{
 			"schedule only, and builder migrate removes the triggers (so the " +
 			"primary's writes pay nothing)."},
 	{Name: "builder.debounce",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.Debounce < 0 {
+				bad("must not be negative", c.Builder.Debounce)
+			}
+		},
 		Default: 100 * time.Millisecond,
 		Meaning: "a change's build starts once no other change has come for this long…",
 		Comment: "The quiet period after a change before its build starts: a burst of " +
 			"changes closer together than this makes one build."},
 	{Name: "builder.max_delay",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.MaxDelay < c.Builder.Debounce {
+				bad(fmt.Sprintf("must be at least builder.debounce (%v)", c.Builder.Debounce), c.Builder.MaxDelay)
+			}
+		},
 		Default: time.Second,
 		Meaning: "…or this long after the first change it answers, whichever is first " +
 			"(at least `builder.debounce`)",
 		Comment: "The longest a change waits for its build while more changes keep " +
 			"coming (at least debounce)."},
 	{Name: "builder.replica_wait",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.ReplicaWait <= 0 {
+				bad("must be a positive duration such as 10s", c.Builder.ReplicaWait)
+			}
+		},
 		Default: 10 * time.Second,
 		Meaning: "the longest a change's build waits for `replica.url` to replay the " +
 			"change before it reads anyway",
@@ -152,21 +211,37 @@ var keys = []Key{
 			"replayed the primary's log past that change, at most this long; then " +
 			"it reads anyway (and the change is published by a later build)."},
 	{Name: "builder.metrics_listen",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.MetricsListen != "" && !strings.Contains(c.Builder.MetricsListen, ":") {
+				bad("must be an address such as 127.0.0.1:9464", quoted(c.Builder.MetricsListen))
+			}
+		},
 		Meaning: "address where `builder serve` answers `/metrics` (Prometheus), e.g. " +
 			"`127.0.0.1:9464`",
 		Comment: "The address where builder serve answers /metrics (Prometheus): build " +
 			"counts and durations, commit-to-published lag, replica waits. Empty: " +
 			"no listener."},
 	{Name: "edge.listen",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.Listen == "" {
+				bad("must be an address such as :8080", `""`)
+			}
+		},
 		Default: ":8080",
 		Meaning: "address the edge listens on",
 		Comment: "The address the edge listens on."},
 	{Name: "edge.base_path",
+		Check: func(c Config, bad Bad) {
+			if !strings.HasPrefix(c.Edge.BasePath, "/") || strings.HasSuffix(c.Edge.BasePath, "/") {
+				bad("must start with / and not end with /", quoted(c.Edge.BasePath))
+			}
+		},
 		Default: "/api/v2",
 		Meaning: "the version segment of `{base_url}`",
 		Comment: "The versioned base path every API route sits under; starts with / " +
 			"and does not end with /."},
 	{Name: "edge.public_url",
+		Check: func(c Config, bad Bad) { publicURL(c.Edge.PublicURL, bad) },
 		Meaning: "the URL partners reach the edge at, before `edge.base_path` " +
 			"(`https://api.example.com`): the feeds' `next` URLs start with it; " +
 			"none: the request's scheme and host (`X-Forwarded-Proto`/`-Host` " +
@@ -176,12 +251,18 @@ var keys = []Key{
 			"Empty: the scheme and host of each request, with X-Forwarded-Proto " +
 			"and X-Forwarded-Host believed only from trusted_proxies."},
 	{Name: "edge.rate_limit",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.RateLimit <= 0 {
+				bad("must be > 0", c.Edge.RateLimit)
+			}
+		},
 		Default: 60,
 		Meaning: "accepted requests per token in any rolling minute (D23)",
 		Comment: "Accepted requests per token in any rolling 60-second window " +
 			"(decision D23); failed authentication is limited per client address " +
 			"the same way."},
 	{Name: "edge.poll_interval",
+		Check:   func(c Config, bad Bad) { positive(c.Edge.PollInterval, bad) },
 		Default: time.Second,
 		Meaning: "how often the store's pointer is checked, with a conditional GET (an " +
 			"unchanged pointer is a bodiless 304)",
@@ -191,6 +272,12 @@ var keys = []Key{
 			"an hour per edge at 1s. A snapshot built over the one the edge " +
 			"serves is loaded from its delta and its changed documents only."},
 	{Name: "edge.token_refresh",
+		Check: func(c Config, bad Bad) {
+			positive(c.Edge.TokenRefresh, bad)
+			if c.Edge.TokenRefresh > MaxTokenRefresh {
+				bad("must be at most 20s so that revocation takes effect within 30 s (D22: the refresh, its query of at most 5 s and the replica's lag)", c.Edge.TokenRefresh)
+			}
+		},
 		Default: 10 * time.Second,
 		Meaning: "how often token hashes are reloaded, on a connection of their own " +
 			"(at most 20s: with the reload's 5 s query timeout and replication " +
@@ -200,6 +287,11 @@ var keys = []Key{
 			"reload's query (at most 5 s) and the replica's lag a revoked token " +
 			"stops working within 30 s (decision D22)."},
 	{Name: "edge.cache_max_age",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.CacheMaxAge < 0 {
+				bad("must not be negative", c.Edge.CacheMaxAge)
+			}
+		},
 		Default: 60 * time.Second,
 		Meaning: "`Cache-Control: private, max-age` of static reads",
 		Comment: "How long clients may reuse a static document without asking again: " +
@@ -227,10 +319,16 @@ var keys = []Key{
 			"The bare binary has no place it may assume writable (its working " +
 			"directory may be read-only), so the default is none."},
 	{Name: "edge.search_timeout",
+		Check:   func(c Config, bad Bad) { positive(c.Edge.SearchTimeout, bad) },
 		Default: 2 * time.Second,
 		Meaning: "deadline of one live search; past it the client gets 503",
 		Comment: "The longest a live class search may run before it is cancelled."},
 	{Name: "edge.search_cache",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.SearchCache < 0 {
+				bad("must not be negative (0 disables the cache)", c.Edge.SearchCache)
+			}
+		},
 		Default: 5 * time.Second,
 		Meaning: "how long the edge reuses a live search's response for the same " +
 			"parameters (and concurrent identical searches share one query): a " +
@@ -270,6 +368,13 @@ var keys = []Key{
 			"ASCII, the search runs in the replica alone. false: every search " +
 			"runs in the replica alone."},
 	{Name: "edge.trusted_proxies",
+		Check: func(c Config, bad Bad) {
+			for _, cidr := range c.Edge.TrustedProxies {
+				if _, err := netip.ParsePrefix(cidr); err != nil {
+					bad("must be CIDR ranges such as 10.0.0.0/8", quoted(cidr))
+				}
+			}
+		},
 		Meaning: "CIDR ranges of load balancers; when set, the client address is read " +
 			"from `X-Forwarded-For` through them only (comma-separated in the " +
 			"environment)",
@@ -282,6 +387,12 @@ var keys = []Key{
 			"trusting only these hops. As an environment variable, a " +
 			"comma-separated list."},
 	{Name: "edge.redis_url",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.RedisURL != "" && !validRedisURL(c.Edge.RedisURL) {
+				// The URL may hold a password: it is not shown.
+				bad("must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS", "a value of another form")
+			}
+		},
 		Meaning: "the Redis several edges share their rate limits through " +
 			"(`redis://HOST:PORT/DB`, `rediss://` for TLS); none: each edge " +
 			"counts in memory (see " +
@@ -298,6 +409,11 @@ var keys = []Key{
 			"configuration is logged; better set as CATALOGUE_EDGE_REDIS_PASSWORD " +
 			"than in this file."},
 	{Name: "edge.redis_timeout",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.RedisTimeout <= 0 || c.Edge.RedisTimeout > maxRedisTimeout {
+				bad("must be between 1ms and 1s: a Redis that hangs costs a request up to this much", c.Edge.RedisTimeout)
+			}
+		},
 		Default: 50 * time.Millisecond,
 		Meaning: "the longest a request waits for Redis; past it the edge counts in " +
 			"memory until Redis answers again (at most 1s)",
@@ -306,6 +422,7 @@ var keys = []Key{
 			"stops asking Redis until a probe (every second) finds it answering. " +
 			"Between 1ms and 1s."},
 	{Name: "edge.metrics_listen",
+		Check: func(c Config, bad Bad) { edgeMetricsListen(c.Edge, bad) },
 		Meaning: "address where the edge answers `/metrics` (Prometheus), e.g. " +
 			"`127.0.0.1:9465`: never on `edge.listen`, which the public reaches " +
 			"(D26); none: no metrics listener",
@@ -315,6 +432,12 @@ var keys = []Key{
 			"bind it where only the scraper reaches it, such as 127.0.0.1:9465 or " +
 			"a private interface. Empty: no metrics listener."},
 	{Name: "edge.jwt.hmac_secret",
+		Check: func(c Config, bad Bad) {
+			if s := c.Edge.JWT.HMACSecret; s != "" && len(s) < minHMACSecret {
+				// The secret itself is never shown, only its length.
+				bad(fmt.Sprintf("must be at least %d bytes (RFC 7518: as long as the SHA-256 hash)", minHMACSecret), fmt.Sprintf("%d bytes", len(s)))
+			}
+		},
 		Meaning: "the HS256 secret shared with the provider's sign-in, at least 32 " +
 			"bytes (redacted in the logged configuration); students' JWTs are " +
 			"accepted only when this or `edge.jwt.jwks_url` is set (D30)",
@@ -323,6 +446,11 @@ var keys = []Key{
 			"Redacted when the configuration is logged; better set as " +
 			"CATALOGUE_EDGE_JWT_HMAC_SECRET than in this file."},
 	{Name: "edge.jwt.jwks_url",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.JWT.JWKSURL != "" && !validJWKSURL(c.Edge.JWT.JWKSURL) {
+				bad("must be an https:// URL (http:// only to localhost)", quoted(c.Edge.JWT.JWKSURL))
+			}
+		},
 		Meaning: "an identity provider's JWKS endpoint for RS256, ES256 and EdDSA JWTs " +
 			"(`https://`, or `http://` to localhost): fetched at start and every " +
 			"10 minutes, and for a key id it does not hold at most once per 30 s " +
@@ -344,18 +472,33 @@ var keys = []Key{
 		Comment: "When set, a token's aud must be it or a list holding it; empty: not " +
 			"checked."},
 	{Name: "edge.jwt.leeway",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.JWT.Leeway < 0 || c.Edge.JWT.Leeway > maxLeeway {
+				bad("must be between 0s and "+maxLeeway.String(), c.Edge.JWT.Leeway)
+			}
+		},
 		Default: 30 * time.Second,
 		Meaning: "the clock skew allowed on `exp` (required), `nbf` and `iat`; at most " +
 			"5m",
 		Comment: "Clock skew allowed when checking exp (required), nbf and iat. At " +
 			"most 5m."},
 	{Name: "edge.jwt.student_claim",
+		Check: func(c Config, bad Bad) {
+			if strings.TrimSpace(c.Edge.JWT.StudentClaim) == "" {
+				bad("must name a claim, such as sub", `""`)
+			}
+		},
 		Default: "sub",
 		Meaning: "the claim naming the student, `registrations.student_id` (a string " +
 			"or an integer); a JWT without it is refused (D31)",
 		Comment: "The claim naming the student: registrations.student_id, a string or " +
 			"an integer. A token without it is refused."},
 	{Name: "edge.jwt.max_lifetime",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.JWT.MaxLifetime <= 0 {
+				bad("must be a positive duration such as 24h", c.Edge.JWT.MaxLifetime)
+			}
+		},
 		Default: 24 * time.Hour,
 		Meaning: "the longest lifetime, `exp` minus `iat`, accepted from a JWT that " +
 			"has `iat` (one without `iat` is not checked for it)",
@@ -363,6 +506,11 @@ var keys = []Key{
 			"iat (one without iat is not checked for it): a token meant to live " +
 			"for years is refused."},
 	{Name: "feeds.retention",
+		Check: func(c Config, bad Bad) {
+			if c.Feeds.Retention < MinRetention {
+				bad("must be at least 48h, so that a partner reading once a day sees every deletion", c.Feeds.Retention)
+			}
+		},
 		Default: 168 * time.Hour,
 		Meaning: "how long a deleted course or class stays in the feeds as a " +
 			"tombstone, at least 48h (D36)",
@@ -371,6 +519,11 @@ var keys = []Key{
 			"48h. A partner that reads less often than this must mirror again " +
 			"from the start."},
 	{Name: "feeds.license",
+		Check: func(c Config, bad Bad) {
+			if u, err := url.Parse(c.Feeds.License); err != nil || u.Scheme == "" || u.Host == "" {
+				bad("must be an absolute URL", quoted(c.Feeds.License))
+			}
+		},
 		Default: "https://creativecommons.org/licenses/by/4.0/",
 		Meaning: "the `license` of every feed page (D35)",
 		Comment: "The license every feed page names."},
@@ -390,28 +543,41 @@ var keys = []Key{
 			"the address actually connected to (DNS can change). For tests and " +
 			"private networks."},
 	{Name: "webhooks.timeout",
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.Timeout <= 0 || c.Webhooks.Timeout > MaxWebhookTimeout {
+				bad("must be between 1ms and 10s (D42: a 2xx within 10 s is success)", c.Webhooks.Timeout)
+			}
+		},
 		Default: 10 * time.Second,
 		Meaning: "the longest one delivery takes, connecting included; a 2xx within it " +
 			"is success (D42; at most 10s)",
 		Comment: "The longest one delivery may take, connecting included; a 2xx within " +
 			"it is success. At most 10s (D42)."},
 	{Name: "webhooks.retry_base",
+		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.RetryBase, bad) },
 		Default: 5 * time.Second,
 		Meaning: "the wait before a failed delivery's first retry; each later one " +
 			"doubles, with jitter, up to webhooks.retry_max",
 		Comment: "The wait before a failed delivery's first retry; each later wait " +
 			"doubles up to retry_max, with jitter."},
 	{Name: "webhooks.retry_max",
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.RetryMax < c.Webhooks.RetryBase {
+				bad(fmt.Sprintf("must be at least webhooks.retry_base (%v)", c.Webhooks.RetryBase), c.Webhooks.RetryMax)
+			}
+		},
 		Default: time.Hour,
 		Meaning: "the longest wait between two retries",
 		Comment: "The longest wait between two retries."},
 	{Name: "webhooks.retry_for",
+		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.RetryFor, bad) },
 		Default: 24 * time.Hour,
 		Meaning: "how long a failed delivery is retried, with the same `webhook-id`, " +
 			"before it is given up and the endpoint's next one is tried",
 		Comment: "How long a failed delivery is retried (with the same webhook-id) " +
 			"before it is given up and the endpoint's next delivery is tried."},
 	{Name: "webhooks.disable_after",
+		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.DisableAfter, bad) },
 		Default: 120 * time.Hour,
 		Meaning: "an endpoint whose deliveries have all failed this long is disabled " +
 			"(D42)",
@@ -419,18 +585,29 @@ var keys = []Key{
 			"disabled (builder webhook list shows it; builder webhook enable " +
 			"turns it back on)."},
 	{Name: "webhooks.edge_wait",
+		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.EdgeWait, bad) },
 		Default: 30 * time.Second,
 		Meaning: "the longest a delivery waits for the edges to serve its snapshot " +
 			"(D42); past it it is sent with a warning",
 		Comment: "The longest a delivery waits for the edges to serve the snapshot it " +
 			"announces (D42); past it, it is sent anyway and a warning is logged."},
 	{Name: "webhooks.stuck_after",
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.StuckAfter <= c.Webhooks.Timeout {
+				bad(fmt.Sprintf("must be longer than webhooks.timeout (%v): a delivery still running must never be taken as abandoned", c.Webhooks.Timeout), c.Webhooks.StuckAfter)
+			}
+		},
 		Default: time.Minute,
 		Meaning: "a delivery job running this long is taken as abandoned by a builder " +
 			"that died, and run again (longer than webhooks.timeout)",
 		Comment: "A delivery job running longer than this is taken as abandoned by a " +
 			"builder that died and run again by another; longer than timeout."},
 	{Name: "webhooks.workers",
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.Workers < 1 {
+				bad("must be >= 1", c.Webhooks.Workers)
+			}
+		},
 		Default: 20,
 		Meaning: "deliveries one builder makes at once, each to a different endpoint; " +
 			"`builder serve` opens this many connections to database.url, and 4 " +
