@@ -114,3 +114,37 @@ func TestVariablesNamedInTheRepositoryAreKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysNamedInTheDocsAreKeys: every key the repository's Markdown names in code spans
+// (`edge.rate_limit`) is a key or a section of keys, so that renaming or removing a key
+// fails here until the guides follow.
+func TestKeysNamedInTheDocsAreKeys(t *testing.T) {
+	keys, _ := declared()
+	span := regexp.MustCompile("`((?:database|replica|store|templates|builder|edge|feeds|webhooks|log)(?:\\.[a-z_]+)+)`")
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".md"):
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range span.FindAllStringSubmatch(string(b), -1) {
+			name := m[1]
+			if strings.HasSuffix(name, ".go") || slices.Contains(keys, name) ||
+				slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, name+".") }) {
+				continue
+			}
+			t.Errorf("%s names %s, which is no configuration key (did you mean %s?)", path, name, nearest(name, keys))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
