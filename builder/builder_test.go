@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestRunPublishesOnlyPublicData builds the fixture into a store that does not exist yet and
@@ -112,7 +112,7 @@ func TestRunStoresOnlyWhatChanged(t *testing.T) {
 			mustRun(t, cfg, now)
 			for _, tt := range tests {
 				if tt.change != "" {
-					buildertest.Exec(t, cfg.Database.URL, tt.change)
+					testkit.Exec(t, cfg.Database.URL, tt.change)
 				}
 				res := mustRun(t, cfg, now)
 				if res.ObjectsStored != tt.want {
@@ -129,7 +129,7 @@ func TestRunGuardRefusesShrinkUnlessForced(t *testing.T) {
 			now := clock()
 			first := mustRun(t, cfg, now)
 			// Public classes fall from 3 to 1: more than builder.max_shrink (0.5).
-			buildertest.Exec(t, cfg.Database.URL, "UPDATE classes SET is_public = FALSE WHERE id IN (102, 103)")
+			testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET is_public = FALSE WHERE id IN (102, 103)")
 			_, err := Run(context.Background(), cfg, RunOptions{Now: now})
 			if !errors.Is(err, publish.ErrShrink) || !strings.Contains(err.Error(), "from 3 to 1") {
 				t.Fatalf("Run after the shrink = %v, want ErrShrink naming 3 and 1", err)

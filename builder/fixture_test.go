@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // fixture is a small catalogue with non-public rows that carry distinctive markers
@@ -66,9 +66,9 @@ var today = time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
 func newFixture(t *testing.T) map[string]config.Config {
 	t.Helper()
 	cfgs := make(map[string]config.Config)
-	for name, st := range buildertest.Stores(t) {
-		dbURL := buildertest.NewMigratedDatabase(t)
-		buildertest.Exec(t, dbURL, fixture)
+	for name, st := range testkit.Stores(t) {
+		dbURL := testkit.NewMigratedDatabase(t)
+		testkit.Exec(t, dbURL, fixture)
 		cfg := config.Default()
 		cfg.Database.URL = dbURL
 		cfg.Store = st

@@ -16,12 +16,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/catalogue"
 	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -29,9 +29,9 @@ import (
 // streaming standby is the replica, and only changes (not the hourly schedule) make builds.
 func freshCfg(t *testing.T, st config.Store) config.Config {
 	t.Helper()
-	primary, standby := buildertest.NewReplicatedDatabase(t)
-	buildertest.Exec(t, primary, fixture)
-	buildertest.WaitReplayed(t, primary, standby)
+	primary, standby := testkit.NewReplicatedDatabase(t)
+	testkit.Exec(t, primary, fixture)
+	testkit.WaitReplayed(t, primary, standby)
 	cfg := config.Default()
 	cfg.Database.URL, cfg.Replica.URL = primary, standby
 	cfg.Store = st
@@ -186,7 +186,7 @@ var freshChanges = []struct{ name, sql string }{
 // standby and commits each kind of change in turn: each is published, by a build that
 // rendered only what the change affects, as a full build of the database would publish it.
 func TestServePublishesEveryKindOfChange(t *testing.T) {
-	for name, st := range buildertest.Stores(t) {
+	for name, st := range testkit.Stores(t) {
 		t.Run(name, func(t *testing.T) {
 			cfg := freshCfg(t, st)
 			s := startServe(t, cfg, nil)
@@ -197,7 +197,7 @@ func TestServePublishesEveryKindOfChange(t *testing.T) {
 			before := expectedDocs(t, cfg.Database.URL)
 			for _, c := range freshChanges {
 				began := time.Now()
-				buildertest.Exec(t, cfg.Database.URL, c.sql)
+				testkit.Exec(t, cfg.Database.URL, c.sql)
 				after := expectedDocs(t, cfg.Database.URL)
 				res := s.waitServed(t, cfg, after, c.name)
 				// The incremental build announces in the feeds exactly the courses and classes
@@ -241,14 +241,14 @@ func feedDiff(before, after map[string]string) publish.FeedChanges {
 // pg_terminate_backend while changes are committed, three times: every change is
 // published, those committed while nothing listened by the full build after reconnecting.
 func TestServeLosesNothingWhenItsConnectionIsKilled(t *testing.T) {
-	cfg := freshCfg(t, buildertest.NewLocalStore(t))
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
 	s := startServe(t, cfg, nil)
 	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
 	for i := range 3 {
-		buildertest.Exec(t, cfg.Database.URL, fmt.Sprintf(`UPDATE classes SET cost = %d WHERE id = 101`, 1000+i))
+		testkit.Exec(t, cfg.Database.URL, fmt.Sprintf(`UPDATE classes SET cost = %d WHERE id = 101`, 1000+i))
 		killListener(t, cfg.Database.URL)
 		// Committed while no connection listens: its notification is lost.
-		buildertest.Exec(t, cfg.Database.URL, fmt.Sprintf(`INSERT INTO registrations (id, class_id) VALUES (%d, 102)`, 200+i))
+		testkit.Exec(t, cfg.Database.URL, fmt.Sprintf(`INSERT INTO registrations (id, class_id) VALUES (%d, 102)`, 200+i))
 		res := s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), fmt.Sprintf("changes around kill %d", i+1))
 		t.Logf("kill %d: published by %+v", i+1, res.Manifest.Build)
 	}
@@ -297,13 +297,13 @@ func countLogs(logs *syncBuffer, msg string) int {
 // resumes holds the change. With a short builder.replica_wait, serve stops waiting at the
 // bound and publishes what the replica holds.
 func TestServeWaitsForTheReplica(t *testing.T) {
-	cfg := freshCfg(t, buildertest.NewLocalStore(t))
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
 	s := startServe(t, cfg, nil)
 	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
 	before := storeDocs(t, cfg)
 
 	pauseReplay(t, cfg.Replica.URL)
-	buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 777 WHERE id = 102`)
+	testkit.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 777 WHERE id = 102`)
 	select {
 	case r := <-s.runs:
 		t.Fatalf("published %+v while the replica had not replayed the change", r)
@@ -325,7 +325,7 @@ func TestServeWaitsForTheReplica(t *testing.T) {
 // TestServeReplicaWaitIsBounded: with replay paused longer than builder.replica_wait, serve
 // publishes after the bound and counts the timeout.
 func TestServeReplicaWaitIsBounded(t *testing.T) {
-	cfg := freshCfg(t, buildertest.NewLocalStore(t))
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
 	cfg.Builder.ReplicaWait = 300 * time.Millisecond
 	s := startServe(t, cfg, nil)
 	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
@@ -334,7 +334,7 @@ func TestServeReplicaWaitIsBounded(t *testing.T) {
 	pauseReplay(t, cfg.Replica.URL)
 	defer resumeReplay(t, cfg.Replica.URL)
 	began := time.Now()
-	buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 778 WHERE id = 102`)
+	testkit.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 778 WHERE id = 102`)
 	r := s.next(t)
 	if r.err != nil {
 		t.Fatalf("build: %v", r.err)
@@ -351,13 +351,13 @@ func TestServeReplicaWaitIsBounded(t *testing.T) {
 // the end of the test.
 func pauseReplay(t *testing.T, standby string) {
 	t.Helper()
-	buildertest.Exec(t, standby, `SELECT pg_wal_replay_pause()`)
+	testkit.Exec(t, standby, `SELECT pg_wal_replay_pause()`)
 	t.Cleanup(func() { resumeReplay(t, standby) })
 }
 
 func resumeReplay(t *testing.T, standby string) {
 	t.Helper()
-	buildertest.Exec(t, standby, `SELECT pg_wal_replay_resume()`)
+	testkit.Exec(t, standby, `SELECT pg_wal_replay_resume()`)
 }
 
 // TestServeStoppedMidChangeNeverHalfPublishes stops serve, as SIGTERM does, at each phase of
@@ -375,7 +375,7 @@ func TestServeStoppedMidChangeNeverHalfPublishes(t *testing.T) {
 	}
 	for _, p := range phases {
 		t.Run(p.phase, func(t *testing.T) {
-			cfg := freshCfg(t, buildertest.NewLocalStore(t))
+			cfg := freshCfg(t, testkit.NewLocalStore(t))
 			var mu sync.Mutex
 			armed := false
 			var s *serving
@@ -391,7 +391,7 @@ func TestServeStoppedMidChangeNeverHalfPublishes(t *testing.T) {
 			mu.Lock()
 			armed = true
 			mu.Unlock()
-			buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 4242 WHERE id = 102`)
+			testkit.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 4242 WHERE id = 102`)
 			select {
 			case <-s.done:
 			case <-time.After(20 * time.Second):

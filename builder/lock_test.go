@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestRunsTakeTurns holds the builder lock, starts two runs, lets both reach the lock, and
@@ -125,7 +125,7 @@ func TestLostLockPublishesNothing(t *testing.T) {
 			ctx := context.Background()
 			now := clock()
 			first := mustRun(t, cfg, now)
-			buildertest.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = cost + 1 WHERE id = 102")
+			testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = cost + 1 WHERE id = 102")
 
 			atPointer, resume := make(chan struct{}), make(chan struct{})
 			var resA publish.Result
@@ -148,7 +148,7 @@ func TestLostLockPublishesNothing(t *testing.T) {
 			terminateLockHolder(t, cfg.Database.URL)
 			// B renders the first snapshot's documents again: A's new objects are used by no
 			// published snapshot, so a collection that trusted only published ones drops them.
-			buildertest.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = cost - 1 WHERE id = 102")
+			testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = cost - 1 WHERE id = 102")
 			resB := mustRun(t, cfg, now)
 			close(resume)
 			<-done

@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
@@ -20,7 +20,7 @@ import (
 // store's return, not at the next scheduled build an hour away; the store's errors and its
 // last answer are in the metrics meanwhile.
 func TestServeRetriesThroughAStoreOutage(t *testing.T) {
-	buildertest.NewS3Store(t) // only for its check that MinIO is available
+	testkit.NewS3Store(t) // only for its check that MinIO is available
 	minio := services.ForTest(t, "CATALOGUE_TEST_S3_ENDPOINT", func(dir string) (*services.Server, error) {
 		return services.MinIO(dir, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"))
 	})
@@ -34,7 +34,7 @@ func TestServeRetriesThroughAStoreOutage(t *testing.T) {
 
 	minio.Stop(t)
 	stopped := time.Now()
-	buildertest.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 4321 WHERE id = 101`)
+	testkit.Exec(t, cfg.Database.URL, `UPDATE classes SET cost = 4321 WHERE id = 101`)
 	if r := s.next(t); r.err == nil {
 		t.Fatalf("a build with the store down published %s", r.res.SnapshotID)
 	}

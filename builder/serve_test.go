@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -37,8 +37,8 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 // and cancelling the context stops serve.
 func TestServeRetriesAfterAFailedRun(t *testing.T) {
 	cfg := config.Default()
-	cfg.Database.URL = buildertest.NewDatabase(t)
-	cfg.Store = buildertest.NewLocalStore(t)
+	cfg.Database.URL = testkit.NewDatabase(t)
+	cfg.Store = testkit.NewLocalStore(t)
 	cfg.Builder.Schedule = "@every 1s"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -52,7 +52,7 @@ func TestServeRetriesAfterAFailedRun(t *testing.T) {
 		AfterRun: func(res publish.Result, err error) {
 			outcomes = append(outcomes, err)
 			if err != nil {
-				buildertest.Exec(t, cfg.Database.URL, templates.MustDefault().Migration(true)+fixture)
+				testkit.Exec(t, cfg.Database.URL, templates.MustDefault().Migration(true)+fixture)
 				return
 			}
 			published = res

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -86,7 +86,7 @@ func newAuthEnvWith(t *testing.T, edit func(*config.Config), editOpts func(*Opti
 	ctx := context.Background()
 	env := &authEnv{clock: &fakeNow{}, logs: &lockedBuffer{}, reg: prometheus.NewRegistry()}
 	env.clock.at(0)
-	env.dbURL = buildertest.NewMigratedDatabase(t)
+	env.dbURL = testkit.NewMigratedDatabase(t)
 	conn, err := pgx.Connect(ctx, env.dbURL)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -100,7 +100,7 @@ func newAuthEnvWith(t *testing.T, edit func(*config.Config), editOpts func(*Opti
 	}
 	t.Cleanup(env.replica.Close)
 
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixture{id: "snap-auth", docs: map[string]string{"/public/course/1": authCourse}})
 	cfg := config.Default()
 	cfg.Edge.PollInterval = time.Hour

@@ -12,8 +12,8 @@ import (
 
 	"github.com/trainingco/catalogue/builder"
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // quiet is the logger of the builder and the edges in the external tests.
@@ -31,8 +31,8 @@ type built struct {
 func buildCatalogue(t *testing.T, seed, name string, now time.Time) built {
 	t.Helper()
 	ctx := context.Background()
-	dbURL := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, dbURL, seed)
+	dbURL := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, dbURL, seed)
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func buildCatalogue(t *testing.T, seed, name string, now time.Time) built {
 	}
 	cfg := config.Default()
 	cfg.Database.URL = dbURL
-	cfg.Store = buildertest.NewLocalStore(t)
+	cfg.Store = testkit.NewLocalStore(t)
 	cfg.Edge.PollInterval, cfg.Edge.TokenRefresh = time.Hour, time.Hour
 	opts := builder.RunOptions{Now: func() time.Time { return now }, Logger: quiet}
 	if _, err := builder.Run(ctx, cfg, opts); err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestClassReadVariesOnAuthorization checks D45 for an API token: the class read's body
@@ -52,7 +52,7 @@ func TestClassReadVariesOnAuthorization(t *testing.T) {
 // search's Cache-Control, which the partner's guide promises: a private cache may reuse an answer
 // for edge.search_cache, as the edge itself does.
 func TestErrorsAreNotStored(t *testing.T) {
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	ts := newTestServer(t, st, testConfig())
 	limitedCfg := testConfig()
@@ -61,7 +61,7 @@ func TestErrorsAreNotStored(t *testing.T) {
 	if got := limited.get(http.MethodGet, "/api/v2/public/course/1", nil); got.Status != 200 {
 		t.Fatalf("first request to the limited server: %d", got.Status)
 	}
-	empty := newTestServer(t, openStore(t, buildertest.NewLocalStore(t)), testConfig())
+	empty := newTestServer(t, openStore(t, testkit.NewLocalStore(t)), testConfig())
 	anonymous := map[string]string{"Authorization": ""}
 	for _, tt := range []struct {
 		s      testServer
@@ -96,7 +96,7 @@ func TestErrorsAreNotStored(t *testing.T) {
 // with a token), reusable for edge.search_cache in whole seconds, as long as the edge
 // reuses it itself, and never reused (max-age=0) with the edge's cache off.
 func TestSearchCacheControl(t *testing.T) {
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	for _, tt := range []struct {
 		edit func(*config.Config)
@@ -121,7 +121,7 @@ func TestSearchCacheControl(t *testing.T) {
 // 9.3.2): the same status, Content-Type and Content-Length, through a real HTTP server, which
 // is what sets a GET's Content-Length when the handler does not.
 func TestHeadOfAnError(t *testing.T) {
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	ts := newTestServer(t, st, testConfig())
 	srv := httptest.NewServer(ts.Handler())

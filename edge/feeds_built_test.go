@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/builder"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -38,7 +38,7 @@ var feedIDs = map[string][]int64{"course": {1, 2, 3, 4, 5}, "class": {10, 11, 20
 // It runs on both stores, as the edge's snapshot tests do: the second snapshot may load as a
 // delta from either.
 func TestFeedsOfBuiltCatalogue(t *testing.T) {
-	for name := range buildertest.Stores(t) {
+	for name := range testkit.Stores(t) {
 		t.Run(name, func(t *testing.T) { testFeedsOfBuiltCatalogue(t, name) })
 	}
 }
@@ -47,7 +47,7 @@ func testFeedsOfBuiltCatalogue(t *testing.T, storeName string) {
 	ctx := context.Background()
 	b := buildCatalogue(t, openAPISeed, "feeds test", openAPINow)
 	if storeName == "s3" { // buildCatalogue published into a local store
-		b.cfg.Store = buildertest.NewS3Store(t)
+		b.cfg.Store = testkit.NewS3Store(t)
 		if _, err := builder.Run(ctx, b.cfg, builder.RunOptions{Now: func() time.Time { return openAPINow }, Logger: quiet}); err != nil {
 			t.Fatalf("build the snapshot: %v", err)
 		}
@@ -137,7 +137,7 @@ func testFeedsOfBuiltCatalogue(t *testing.T, storeName string) {
 	_, _, h := get("/api/v2/public/feeds/courses")
 	first := h.Get("X-Catalogue-Snapshot")
 
-	buildertest.Exec(t, b.cfg.Database.URL, `
+	testkit.Exec(t, b.cfg.Database.URL, `
 INSERT INTO classes (id, course_id, room_id, start_date, end_date, schedule, cost, seat_limit, down_payment, is_public)
   VALUES (60, 3, NULL, '2027-08-01', '2027-08-02', NULL, 250, 5, NULL, true);
 UPDATE classes SET cost = 460 WHERE id = 11;

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/edge/docstore"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestFeedGzipPageMadeOnce: a full page of the classes feed is compressed once per snapshot
@@ -20,7 +20,7 @@ import (
 // partner's, costs no compression (issue 20: the edge against nginx serving the same bytes
 // from a file). Seen failing when every request compressed its page (about 1 MB allocated).
 func TestFeedGzipPageMadeOnce(t *testing.T) {
-	ts := startOn(t, openStore(t, buildertest.NewLocalStore(t)), fullFeedPage())
+	ts := startOn(t, openStore(t, testkit.NewLocalStore(t)), fullFeedPage())
 	gz := map[string]string{"Accept-Encoding": "gzip"}
 	first := ts.get(http.MethodGet, "/api/v2/public/feeds/classes", gz, "Content-Encoding", "Etag")
 	if first.Status != http.StatusOK || first.Headers["Content-Encoding"] != "gzip" {
@@ -57,7 +57,7 @@ func fullFeedPage() fixture {
 // against the bare handlers writing the same bytes, as make bench holds it to nginx serving
 // the page from a file (issue 20).
 func BenchmarkFeedServe(b *testing.B) {
-	st := openStore(b, buildertest.NewLocalStore(b))
+	st := openStore(b, testkit.NewLocalStore(b))
 	publish(b, st, fullFeedPage())
 	ts := newTestServer(b, st, testConfig())
 	const target = "/api/v2/public/feeds/classes?afterChangeNumber=0"
@@ -79,7 +79,7 @@ func TestFeedPageKeptWithItsETag(t *testing.T) {
 		return feedETag(kind, next, license, items)
 	}
 	t.Cleanup(func() { hashFeedPage = feedETag })
-	ts := startOn(t, openStore(t, buildertest.NewLocalStore(t)), fullFeedPage())
+	ts := startOn(t, openStore(t, testkit.NewLocalStore(t)), fullFeedPage())
 	first := map[string]response{}
 	for range 10 {
 		for _, ae := range []string{"gzip", "identity"} {
@@ -106,7 +106,7 @@ func TestFeedPageKeptWithItsETag(t *testing.T) {
 // TestFeedPageKeptPerHost: the kept pages of one feed position are told apart by the URL
 // their next links hold, which comes from the request's host when edge.public_url is unset.
 func TestFeedPageKeptPerHost(t *testing.T) {
-	ts := startOn(t, openStore(t, buildertest.NewLocalStore(t)), fullFeedPage())
+	ts := startOn(t, openStore(t, testkit.NewLocalStore(t)), fullFeedPage())
 	gz := map[string]string{"Accept-Encoding": "gzip"}
 	for range 2 {
 		for _, host := range []string{"a.example", "b.example"} {

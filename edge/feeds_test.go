@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // feedPage is a feed page as a partner decodes it, data kept byte for byte.
@@ -116,7 +116,7 @@ func encodePage(t *testing.T, p feedPage) string {
 // license (D35, D37).
 func TestFeedPagesAgainstModel(t *testing.T) {
 	f, model := feedFixture()
-	ts := startOn(t, openStore(t, buildertest.NewLocalStore(t)), f)
+	ts := startOn(t, openStore(t, testkit.NewLocalStore(t)), f)
 	for feed, items := range model {
 		feedURL := "http://example.com/api/v2/public/feeds/" + feed
 		positions := []*int64{nil}
@@ -157,7 +157,7 @@ func TestFeedPagesAgainstModel(t *testing.T) {
 // with X-Forwarded-Proto and -Host only from a trusted proxy (D37).
 func TestFeedHeaders(t *testing.T) {
 	f := fixture{id: "feeds", docs: map[string]string{"/public/class/3": `{"course_id":1}`}, modified: map[string]int64{"/public/class/3": 42}}
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	ts := startOn(t, st, f)
 	keep := []string{"Cache-Control", "Etag", "Content-Type", "Content-Encoding", "Vary"}
 	page := ts.get(http.MethodGet, "/api/v2/public/feeds/classes", nil, keep...)

@@ -8,14 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestNotReadyThenReady: with no snapshot anywhere the static reads and /readyz answer 503;
 // once one is published and loaded, 200.
 func TestNotReadyThenReady(t *testing.T) {
 	const unavailable = `{"message":"The catalogue is not loaded yet. Try again shortly."}` + "\n"
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	ts := newTestServer(t, st, testConfig())
 	keep := []string{"Content-Type", "Retry-After"}
 	json := map[string]string{"Content-Type": "application/json"}

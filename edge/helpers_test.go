@@ -20,10 +20,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -162,7 +162,7 @@ func openStore(t testing.TB, cfg config.Store) store.Store {
 func newReplica(t testing.TB) (*pgxpool.Pool, string) {
 	t.Helper()
 	ctx := context.Background()
-	dbURL := buildertest.NewMigratedDatabase(t)
+	dbURL := testkit.NewMigratedDatabase(t)
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestPartialManifestRefused: a pointer to a manifest that lists no documents, or fewer
@@ -55,7 +55,7 @@ func TestPartialManifestRefused(t *testing.T) {
 			dir := t.TempDir()
 			cfg := testConfig()
 			cfg.Edge.CacheDir = dir
-			st := watch(openStore(t, buildertest.NewLocalStore(t)))
+			st := watch(openStore(t, testkit.NewLocalStore(t)))
 			publish(t, st, fixtureA())
 			var logs lockedBuffer
 			ts := newLoggedServer(t, st, cfg, &logs)

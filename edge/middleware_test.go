@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 func TestMethodNotAllowed(t *testing.T) {
@@ -30,7 +30,7 @@ func TestMethodNotAllowed(t *testing.T) {
 // TestNosniffEverywhere: X-Content-Type-Options on successes and on every kind of error (D25).
 func TestNosniffEverywhere(t *testing.T) {
 	ts := startLocalA(t)
-	empty := newTestServer(t, openStore(t, buildertest.NewLocalStore(t)), testConfig())
+	empty := newTestServer(t, openStore(t, testkit.NewLocalStore(t)), testConfig())
 	tag := ts.get("GET", "/api/v2/public/popular", nil, "ETag").Headers["ETag"]
 	for _, tt := range []struct {
 		name   string
@@ -63,7 +63,7 @@ func TestNosniffEverywhere(t *testing.T) {
 
 func TestRecoverJSON(t *testing.T) {
 	logs := &lockedBuffer{}
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	ts := newLoggedServer(t, st, testConfig(), logs)
 	// Routes added after New still run through every middleware Use registered.
@@ -108,7 +108,7 @@ func TestRecoverRepanicsAbort(t *testing.T) {
 func TestCORS(t *testing.T) {
 	cfg := testConfig()
 	cfg.Edge.CORSOrigins = []string{"https://shop.example", "https://kiosk.example"}
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	withCORS := newTestServer(t, st, cfg)
 	without := newTestServer(t, st, testConfig())
@@ -156,7 +156,7 @@ func TestPreflightLimitedPerAddress(t *testing.T) {
 	cfg := testConfig()
 	cfg.Edge.RateLimit = 3
 	cfg.Edge.CORSOrigins = []string{"https://shop.example"}
-	ts := newTestServer(t, openStore(t, buildertest.NewLocalStore(t)), cfg)
+	ts := newTestServer(t, openStore(t, testkit.NewLocalStore(t)), cfg)
 	send := func(remote string, hdr map[string]string) response {
 		req := httptest.NewRequest(http.MethodOptions, "/api/v2/public/course/1", nil)
 		req.RemoteAddr = remote

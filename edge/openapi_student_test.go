@@ -12,11 +12,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/trainingco/catalogue/builder"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
 	"github.com/trainingco/catalogue/edge/auth"
 	"github.com/trainingco/catalogue/edge/auth/jwttest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -34,11 +34,11 @@ INSERT INTO registrations (id, class_id, student_id, test_date) VALUES
 func TestOpenAPIStudent(t *testing.T) {
 	ctx := context.Background()
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	dbURL := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, dbURL, openAPISeed+openAPIStudentSeed)
+	dbURL := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, dbURL, openAPISeed+openAPIStudentSeed)
 	cfg := config.Default()
 	cfg.Database.URL = dbURL
-	cfg.Store = buildertest.NewLocalStore(t)
+	cfg.Store = testkit.NewLocalStore(t)
 	cfg.Edge.PollInterval, cfg.Edge.TokenRefresh = time.Hour, time.Hour
 	cfg.Edge.JWT.HMACSecret = string(secret)
 	now := func() time.Time { return openAPINow }

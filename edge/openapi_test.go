@@ -28,10 +28,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -85,7 +85,7 @@ func newAPIEnv(t *testing.T) *apiEnv {
 	cfg, token, pool := b.cfg, b.token, b.pool
 	now := func() time.Time { return openAPINow }
 	published := openTestStore(t, cfg.Store)
-	empty := openTestStore(t, buildertest.NewLocalStore(t))
+	empty := openTestStore(t, testkit.NewLocalStore(t))
 
 	env := &apiEnv{token: token, servers: map[string]http.Handler{}}
 	start := func(name string, st store.Store, tpl *templates.Set, edit func(*config.Config)) {

@@ -17,8 +17,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -96,8 +96,8 @@ type searchOpts struct {
 func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	t.Helper()
 	ctx := context.Background()
-	env := &searchEnv{dbURL: buildertest.NewMigratedDatabase(t)}
-	buildertest.Exec(t, env.dbURL, seed)
+	env := &searchEnv{dbURL: testkit.NewMigratedDatabase(t)}
+	testkit.Exec(t, env.dbURL, seed)
 	conn, err := pgx.Connect(ctx, env.dbURL)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -126,7 +126,7 @@ func newSearchEnv(t testing.TB, seed string, o searchOpts) *searchEnv {
 	if o.clock == nil {
 		o.clock = func() time.Time { return o.now }
 	}
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	env.s, err = New(Options{Config: cfg, Store: st, Replica: pool, Templates: o.templates,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: o.clock})
 	if err != nil {

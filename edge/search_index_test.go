@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestSearchIndexFollowsTheReplica checks what a search answers while the replica changes
@@ -42,7 +42,7 @@ func TestSearchIndexFollowsTheReplica(t *testing.T) {
 	}
 	for _, st := range steps {
 		if st.change != "" {
-			buildertest.Exec(t, env.dbURL, st.change)
+			testkit.Exec(t, env.dbURL, st.change)
 		}
 		if st.result == "used" {
 			env.waitIndexCurrent(t)

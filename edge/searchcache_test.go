@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
 	"github.com/trainingco/catalogue/edge/search"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -77,7 +77,7 @@ func runCacheSteps(t *testing.T, steps []cacheStep, wantCounts map[string]float6
 	const target = "/api/v2/public/classes?search=weld"
 	for _, s := range steps {
 		if s.change {
-			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
+			testkit.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
 		}
 		setClock(clock, searchNow.Add(s.at))
 		refreshes := cacheCount(env, "refresh")
@@ -190,7 +190,7 @@ func TestSearchCacheOff(t *testing.T) {
 		page(4, 1, item11, item9Dearer, item10, item13),
 	} {
 		if i == 2 {
-			buildertest.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
+			testkit.Exec(t, env.dbURL, `UPDATE classes SET cost = 401 WHERE id = 9`)
 		}
 		if diff := cmp.Diff(okSearchAge(want, "0"), env.get(http.MethodGet, target, nil)); diff != "" {
 			t.Errorf("request %d: GET %q mismatch (-want +got):\n%s", i+1, target, diff)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // cacheKeys lists every file in the cache folder, as store keys.
@@ -39,7 +39,7 @@ func TestCacheDir(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig()
 	cfg.Edge.CacheDir = dir
-	st := watch(openStore(t, buildertest.NewLocalStore(t)))
+	st := watch(openStore(t, testkit.NewLocalStore(t)))
 	publish(t, st, fixtureA())
 	course1 := response{200, map[string]string{"X-Catalogue-Snapshot": "snap-a"}, `{"id":1,"snapshot":"snap-a"}`}
 
@@ -60,7 +60,7 @@ func TestCacheDir(t *testing.T) {
 	}
 
 	// So does an edge whose store is reachable but has no snapshot (a new, empty bucket).
-	ts = newTestServer(t, openStore(t, buildertest.NewLocalStore(t)), cfg)
+	ts = newTestServer(t, openStore(t, testkit.NewLocalStore(t)), cfg)
 	if diff := cmp.Diff(course1, ts.get("GET", "/api/v2/public/course/1", nil, "X-Catalogue-Snapshot")); diff != "" {
 		t.Errorf("GET course/1 from the cache with an empty store mismatch (-want +got):\n%s", diff)
 	}
@@ -119,7 +119,7 @@ func TestCacheDirCorrupt(t *testing.T) {
 			dir := t.TempDir()
 			cfg := testConfig()
 			cfg.Edge.CacheDir = dir
-			st := watch(openStore(t, buildertest.NewLocalStore(t)))
+			st := watch(openStore(t, testkit.NewLocalStore(t)))
 			publish(t, st, fixtureA())
 			newTestServer(t, st, cfg)
 			tt.wreck(t, dir)

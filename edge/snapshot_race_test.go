@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // markedFixture is a snapshot whose every document names the snapshot, so that a response
@@ -47,7 +47,7 @@ var raceTargets = []string{"/public/courses", "/public/courses?type[]=Online", "
 // enough to land between any two steps of a request.
 func TestSwapUnderLoad(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	ids := []string{"snap-0", "snap-1", "snap-2", "snap-3"}
 	var loaded []*docstore.Snapshot
 	for _, id := range ids[1:] {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/edge/docstore"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -40,7 +40,7 @@ func fixtureB() fixture {
 }
 
 func TestSwapFetchesOnlyChangedDocuments(t *testing.T) {
-	for name, cfg := range buildertest.Stores(t) {
+	for name, cfg := range testkit.Stores(t) {
 		t.Run(name, func(t *testing.T) {
 			st := watch(openStore(t, cfg))
 			a := fixtureA()
@@ -136,7 +136,7 @@ func TestStoreTroubleKeepsServing(t *testing.T) {
 		}, `malformed hash "../../etc/passwd"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			st := watch(openStore(t, buildertest.NewLocalStore(t)))
+			st := watch(openStore(t, testkit.NewLocalStore(t)))
 			publish(t, st, fixtureA())
 			ts := newTestServer(t, st, testConfig())
 			tt.wreck(t, st)
@@ -160,7 +160,7 @@ func TestStoreTroubleKeepsServing(t *testing.T) {
 // TestStoreDownAtStart: without a cache, an edge whose store is down serves nothing until
 // the store is back, then serves its snapshot.
 func TestStoreDownAtStart(t *testing.T) {
-	st := watch(openStore(t, buildertest.NewLocalStore(t)))
+	st := watch(openStore(t, testkit.NewLocalStore(t)))
 	publish(t, st, fixtureA())
 	st.down.Store(true)
 	ts := newTestServer(t, st, testConfig())
@@ -179,7 +179,7 @@ func TestStoreDownAtStart(t *testing.T) {
 // the background, so that the edge serves the snapshot long before its first poll (an hour
 // away here), without anyone calling refresh.
 func TestStartCutShortGoesOn(t *testing.T) {
-	st := watch(openStore(t, buildertest.NewLocalStore(t)))
+	st := watch(openStore(t, testkit.NewLocalStore(t)))
 	publish(t, st, fixtureA())
 	var slow sync.Once
 	st.before = func(key string) error {
@@ -219,7 +219,7 @@ func TestStartCutShortGoesOn(t *testing.T) {
 // TestPoller: the background poller picks up a new snapshot by itself. The ticker is real,
 // so the test waits for the swap, with a deadline, instead of triggering it.
 func TestPoller(t *testing.T) {
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixtureA())
 	cfg := testConfig()
 	cfg.Edge.PollInterval = 20 * time.Millisecond
@@ -241,7 +241,7 @@ func TestPoller(t *testing.T) {
 // TestRetryFetchesOnlyTheRest: a load that fails part way keeps what it fetched, so that
 // the retry fetches only the documents it lacks.
 func TestRetryFetchesOnlyTheRest(t *testing.T) {
-	st := watch(openStore(t, buildertest.NewLocalStore(t)))
+	st := watch(openStore(t, testkit.NewLocalStore(t)))
 	publish(t, st, fixtureA())
 	ts := newTestServer(t, st, testConfig())
 	publish(t, st, fixtureB())

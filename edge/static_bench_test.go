@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // discardWriter is a ResponseWriter that keeps only the status, so that the benchmark
@@ -24,7 +24,7 @@ func (w *discardWriter) WriteHeader(status int)      { w.status = status }
 // list restricted by type. Besides ns/op it reports cpu-ns/op, the process's CPU time per
 // read (the garbage collector's included), which a busy machine skews much less.
 func BenchmarkStaticRead(b *testing.B) {
-	st := openStore(b, buildertest.NewLocalStore(b))
+	st := openStore(b, testkit.NewLocalStore(b))
 	publish(b, st, fixtureA())
 	ts := newTestServer(b, st, testConfig())
 	for _, bb := range []struct{ name, target, ae string }{

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // BenchmarkStaticServe is BenchmarkStaticRead through net/http's server: requests are read
@@ -27,7 +27,7 @@ import (
 // also sends every header the edge sends, with the same values. The ratio ceiling/edge in
 // ns/op is the share of the bare server's speed the edge reaches on one core.
 func BenchmarkStaticServe(b *testing.B) {
-	st := openStore(b, buildertest.NewLocalStore(b))
+	st := openStore(b, testkit.NewLocalStore(b))
 	publish(b, st, fixtureA())
 	ts := newTestServer(b, st, testConfig())
 	for _, bb := range []struct{ name, target, ae string }{

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/edge/docstore/docstoretest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // Snapshot A: every list, two courses, two classes. Each body names its snapshot.
@@ -40,7 +40,7 @@ func fixtureA() fixture {
 // startA returns a server on a fresh store of each kind that serves snapshot A.
 func startA(t *testing.T) map[string]testServer {
 	servers := map[string]testServer{}
-	for name, cfg := range buildertest.Stores(t) {
+	for name, cfg := range testkit.Stores(t) {
 		servers[name] = startOn(t, openStore(t, cfg), fixtureA())
 	}
 	return servers
@@ -48,7 +48,7 @@ func startA(t *testing.T) map[string]testServer {
 
 // startLocalA returns a server on a fresh local store that serves snapshot A.
 func startLocalA(t *testing.T) testServer {
-	return startOn(t, openStore(t, buildertest.NewLocalStore(t)), fixtureA())
+	return startOn(t, openStore(t, testkit.NewLocalStore(t)), fixtureA())
 }
 
 // startOn publishes f to st and returns a server started on st.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge/auth"
 	"github.com/trainingco/catalogue/edge/auth/jwttest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // jwtSecret is the HS256 secret of the JWT tests' portal.
@@ -29,7 +29,7 @@ const class10 = "/api/v2/public/class/10"
 // a snapshot holding course 1 and class 10, and student 7 registered in class 10 (id 70).
 func newJWTEnv(t *testing.T, edit func(*config.Config)) *authEnv {
 	t.Helper()
-	st := openStore(t, buildertest.NewLocalStore(t))
+	st := openStore(t, testkit.NewLocalStore(t))
 	publish(t, st, fixture{id: "snap-jwt", docs: map[string]string{"/public/course/1": authCourse, "/public/class/10": jwtClass}})
 	env := newAuthEnvWith(t, func(c *config.Config) {
 		c.Edge.JWT.HMACSecret = string(jwtSecret)
@@ -45,7 +45,7 @@ func newJWTEnv(t *testing.T, edit func(*config.Config)) *authEnv {
 		}
 		o.JWT = v
 	})
-	buildertest.Exec(t, env.dbURL, `
+	testkit.Exec(t, env.dbURL, `
 INSERT INTO courses (id, name, type, is_public) VALUES (1, 'Alpha', 'Online', true);
 INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES (10, 1, '2030-02-01', '2030-02-02', 10, true);
 INSERT INTO registrations (id, class_id, student_id) VALUES (70, 10, 7);`)

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -29,8 +29,8 @@ func TestFeedsRefusedAtMigrate(t *testing.T) {
 			"catalogue_feeds: courses.name (ids) is text, not an integer"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db := buildertest.NewMigratedDatabase(t)
-			buildertest.Exec(t, db, tt.feed)
+			db := testkit.NewMigratedDatabase(t)
+			testkit.Exec(t, db, tt.feed)
 			ctx := context.Background()
 			conn, err := pgx.Connect(ctx, db)
 			if err != nil {
@@ -67,8 +67,8 @@ INSERT INTO enrolments (id, course_session_id, user_id) VALUES (1, 11, 7), (2, 1
 // the builder reads for the view its table feeds, by the feed's kind; a change of a column
 // no document shows (updated_at) sends nothing.
 func TestExampleTriggers(t *testing.T) {
-	db, _ := buildertest.Laravel(t).NewMigratedDatabase(t)
-	buildertest.Exec(t, db, exampleRows)
+	db, _ := testkit.Laravel(t).NewMigratedDatabase(t)
+	testkit.Exec(t, db, exampleRows)
 	for _, tt := range []struct {
 		sql  string
 		want []string

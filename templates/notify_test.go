@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // bulk is a catalogue with 10,000 registrations in class 1 and 10,000 classes.
@@ -59,8 +59,8 @@ func TestNotifyBulkStatements(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := buildertest.NewMigratedDatabase(t)
-			buildertest.Exec(t, db, bulk)
+			db := testkit.NewMigratedDatabase(t)
+			testkit.Exec(t, db, bulk)
 			got := notifications(t, db, tt.sql)
 			for _, p := range got {
 				if len(p) >= 8000 {
@@ -91,8 +91,8 @@ func notifications(t *testing.T, db, sql string) []string {
 	if _, err := conn.Exec(ctx, "LISTEN catalogue_changes"); err != nil {
 		t.Fatal(err)
 	}
-	buildertest.Exec(t, db, sql)
-	buildertest.Exec(t, db, "NOTIFY catalogue_changes, 'marker'")
+	testkit.Exec(t, db, sql)
+	testkit.Exec(t, db, "NOTIFY catalogue_changes, 'marker'")
 	var got []string
 	for {
 		n, err := conn.WaitForNotification(ctx)

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -49,9 +49,9 @@ func TestSchemaSearchIndexes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := buildertest.NewDatabase(t)
+			db := testkit.NewDatabase(t)
 			for _, s := range tt.steps {
-				buildertest.Exec(t, db, s)
+				testkit.Exec(t, db, s)
 			}
 			if diff := cmp.Diff(wantClassIndexes, classIndexes(t, db)); diff != "" {
 				t.Errorf("classIndexes(%q) mismatch (-want +got):\n%s", tt.name, diff)
@@ -107,9 +107,9 @@ func TestSchemaStudentColumn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := buildertest.NewDatabase(t)
+			db := testkit.NewDatabase(t)
 			for _, s := range tt.steps {
-				buildertest.Exec(t, db, s)
+				testkit.Exec(t, db, s)
 			}
 			got := queryStrings(t, db, `
 				SELECT 'column ' || column_name || ' ' || data_type || ' ' || is_nullable
@@ -148,12 +148,12 @@ func queryStrings(t *testing.T, dbURL, q string) []string {
 // nothing.
 func TestSchemaAddsTokenRateLimit(t *testing.T) {
 	schema := templates.MustDefault().Migration(false)
-	db := buildertest.NewDatabase(t)
-	buildertest.Exec(t, db, schema+`
+	db := testkit.NewDatabase(t)
+	testkit.Exec(t, db, schema+`
 ALTER TABLE api_tokens DROP COLUMN rate_limit;
 INSERT INTO api_tokens (name, token_hash) VALUES ('older', '\x01');`)
-	buildertest.Exec(t, db, schema)
-	buildertest.Exec(t, db, schema)
+	testkit.Exec(t, db, schema)
+	testkit.Exec(t, db, schema)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, db)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -66,13 +66,13 @@ func TestSearchVersionCountsChanges(t *testing.T) {
 		{"TRUNCATE registrations, classes, courses", 2}, // the triggers of classes and of courses
 	}
 	for _, upgraded := range []bool{false, true} {
-		db := buildertest.NewMigratedDatabase(t)
+		db := testkit.NewMigratedDatabase(t)
 		if upgraded {
-			buildertest.Exec(t, db, beforeSearchVersion)
-			buildertest.Exec(t, db, schema)
+			testkit.Exec(t, db, beforeSearchVersion)
+			testkit.Exec(t, db, schema)
 		}
-		buildertest.Exec(t, db, schema) // a second migrate changes nothing
-		buildertest.Exec(t, db, versionSeed)
+		testkit.Exec(t, db, schema) // a second migrate changes nothing
+		testkit.Exec(t, db, versionSeed)
 		conn := connect(t, db)
 		prev := searchVersion(t, conn)
 		for _, s := range steps {
@@ -97,8 +97,8 @@ func TestSearchVersionCountsChanges(t *testing.T) {
 // REPEATABLE READ writer does not fail because another transaction folded rows it could
 // see; and that the version counts every committed change once.
 func TestSearchVersionWritersNeverWait(t *testing.T) {
-	db := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, versionSeed)
+	db := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, db, versionSeed)
 	reader, a, b, c := connect(t, db), connect(t, db), connect(t, db), connect(t, db)
 	before := searchVersion(t, reader)
 	for _, conn := range []*pgx.Conn{a, b, c} {

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -39,8 +39,8 @@ func date(s string) *string { return &s }
 // TestStudentQuery checks student.sql (D32) against answers worked out by hand from
 // studentData.
 func TestStudentQuery(t *testing.T) {
-	db := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, studentData)
+	db := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, db, studentData)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, db)
 	if err != nil {
@@ -86,8 +86,8 @@ func TestStudentQuery(t *testing.T) {
 // registrations_student_idx, not by a scan of every registration, once the table is big
 // enough for the planner to care.
 func TestStudentQueryUsesItsIndex(t *testing.T) {
-	db := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, studentData+`
+	db := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, db, studentData+`
 INSERT INTO registrations (id, class_id, student_id, test_date)
     SELECT 1000 + g, 10 + (g % 3), g % 20000, DATE '2026-01-01' + (g % 300) FROM generate_series(1, 60000) AS g;
 ANALYZE registrations; ANALYZE classes;`)

@@ -13,14 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
 func connect(t *testing.T) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, buildertest.NewMigratedDatabase(t))
+	conn, err := pgx.Connect(ctx, testkit.NewMigratedDatabase(t))
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -47,8 +47,8 @@ ANALYZE;
 // the bulk load (analyzed, not yet vacuumed, so index-only scans still visit the heap), then
 // after VACUUM, as autovacuum leaves a replica in steady state.
 func BenchmarkRead(b *testing.B) {
-	dbURL := buildertest.NewMigratedDatabase(b)
-	buildertest.Exec(b, dbURL, benchSeed)
+	dbURL := testkit.NewMigratedDatabase(b)
+	testkit.Exec(b, dbURL, benchSeed)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -56,7 +56,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	defer conn.Close(ctx)
 	b.Run("fresh", func(b *testing.B) { benchRead(b, conn) })
-	buildertest.Exec(b, dbURL, "VACUUM ANALYZE")
+	testkit.Exec(b, dbURL, "VACUUM ANALYZE")
 	b.Run("vacuumed", func(b *testing.B) { benchRead(b, conn) })
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -21,9 +21,9 @@ var today = time.Date(2027, 3, 10, 0, 0, 0, 0, time.UTC)
 // default templates inside a read-only REPEATABLE READ transaction.
 func readDB(t *testing.T, sql string) *Data {
 	t.Helper()
-	dbURL := buildertest.NewMigratedDatabase(t)
+	dbURL := testkit.NewMigratedDatabase(t)
 	if sql != "" {
-		buildertest.Exec(t, dbURL, sql)
+		testkit.Exec(t, dbURL, sql)
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)

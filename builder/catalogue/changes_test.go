@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/freshness"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -61,8 +61,8 @@ func TestRenderChangesMatchesRender(t *testing.T) {
 	for _, tc := range changeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dbURL := buildertest.NewMigratedDatabase(t)
-			buildertest.Exec(t, dbURL, fixture)
+			dbURL := testkit.NewMigratedDatabase(t)
+			testkit.Exec(t, dbURL, fixture)
 			before := render(t, readURL(t, dbURL))
 			set := notified(t, dbURL, tc.sql)
 			if set.All() {
@@ -99,8 +99,8 @@ func TestRenderChangesMatchesRender(t *testing.T) {
 // TestReadChangesOfNothing checks that a change naming nothing re-reads nothing but the
 // course lists' and popular's inputs: no course, no class.
 func TestReadChangesOfNothing(t *testing.T) {
-	dbURL := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, dbURL, fixture)
+	dbURL := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, dbURL, fixture)
 	d := readChanges(t, dbURL, &freshness.Changes{})
 	if len(d.CourseIDs)+len(d.ClassIDs)+len(d.Courses)+len(d.Classes)+len(d.Upcoming)+len(d.Scores) != 0 {
 		t.Errorf("ReadChanges of nothing = %+v, want nothing", d)
@@ -170,8 +170,8 @@ func notified(t *testing.T, dbURL, sql string) *freshness.Changes {
 		t.Fatalf("listen: %v", err)
 	}
 	const marker = "end of test change"
-	buildertest.Exec(t, dbURL, sql)
-	buildertest.Exec(t, dbURL, "NOTIFY "+freshness.Channel+", '"+marker+"'")
+	testkit.Exec(t, dbURL, sql)
+	testkit.Exec(t, dbURL, "NOTIFY "+freshness.Channel+", '"+marker+"'")
 	set := &freshness.Changes{}
 	var payloads []string
 	for {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // data is a small catalogue and one API token. With LargeTable at 100, a sequential scan of
@@ -43,14 +43,14 @@ func healthy(t *testing.T, replica bool) Options {
 	t.Helper()
 	var primary, standby string
 	if replica {
-		primary, standby = buildertest.NewReplicatedDatabase(t)
+		primary, standby = testkit.NewReplicatedDatabase(t)
 	} else {
-		primary = buildertest.NewMigratedDatabase(t)
+		primary = testkit.NewMigratedDatabase(t)
 	}
-	buildertest.Exec(t, primary, data+token)
+	testkit.Exec(t, primary, data+token)
 	return Options{
 		PrimaryURL: primary, ReplicaURL: standby,
-		Store:    store.Options(buildertest.NewLocalStore(t)),
+		Store:    store.Options(testkit.NewLocalStore(t)),
 		Timezone: "America/Chicago", Listen: true, LargeTable: 100,
 		// The shared standby of a loaded test machine can fall seconds behind; a lag is
 		// not what these tests break.
@@ -67,7 +67,7 @@ func run(t *testing.T, o Options) Report {
 
 func TestHealthy(t *testing.T) {
 	o := healthy(t, true)
-	o.Store = store.Options(buildertest.NewS3Store(t))
+	o.Store = store.Options(testkit.NewS3Store(t))
 	o.RedisURL = os.Getenv("CATALOGUE_TEST_REDIS_URL")
 	r := run(t, o)
 	var out bytes.Buffer
@@ -92,11 +92,11 @@ func TestHealthy(t *testing.T) {
 // laravel) passes every check with the same data, its indexes included: its mapping's views
 // keep the queries off sequential scans of its tables.
 func TestHealthyExample(t *testing.T) {
-	s := buildertest.Laravel(t)
+	s := testkit.Laravel(t)
 	db, tpl := s.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, s.Load(data))
-	buildertest.Exec(t, db, token)
-	r := run(t, Options{PrimaryURL: db, Store: store.Options(buildertest.NewLocalStore(t)),
+	testkit.Exec(t, db, s.Load(data))
+	testkit.Exec(t, db, token)
+	r := run(t, Options{PrimaryURL: db, Store: store.Options(testkit.NewLocalStore(t)),
 		Timezone: "UTC", Listen: true, LargeTable: 100, Templates: tpl})
 	var out bytes.Buffer
 	_ = r.WriteText(&out)
@@ -109,8 +109,8 @@ func TestHealthyExample(t *testing.T) {
 		}
 	}
 	// Without the example's indexes on enrolments, the seats are counted by reading it whole.
-	buildertest.Exec(t, db, `DROP INDEX enrolments_seat_idx, enrolments_student_idx`)
-	r = run(t, Options{PrimaryURL: db, Store: store.Options(buildertest.NewLocalStore(t)),
+	testkit.Exec(t, db, `DROP INDEX enrolments_seat_idx, enrolments_student_idx`)
+	r = run(t, Options{PrimaryURL: db, Store: store.Options(testkit.NewLocalStore(t)),
 		Timezone: "UTC", Listen: true, LargeTable: 100, Templates: tpl})
 	out.Reset()
 	_ = r.WriteText(&out)
@@ -159,7 +159,7 @@ func TestFinds(t *testing.T) {
 		{"an unwritable local store", "", func(t *testing.T, o *Options) { o.Store = store.Options(unwritableFolder(t)) },
 			"store writable", "create", ""},
 		{"an unwritable S3 store", "", func(t *testing.T, o *Options) {
-			o.Store = store.Options(buildertest.NewS3Store(t))
+			o.Store = store.Options(testkit.NewS3Store(t))
 			t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
 		},
 			"store writable", "create", "store pointer"},
@@ -176,7 +176,7 @@ func TestFinds(t *testing.T) {
 			}
 			o := healthy(t, c.name == "an unreachable primary")
 			if c.sql != "" {
-				buildertest.Exec(t, o.PrimaryURL, c.sql)
+				testkit.Exec(t, o.PrimaryURL, c.sql)
 			}
 			if c.change != nil {
 				c.change(t, &o)

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // recorder wraps a real store, records every Put key in order and, through its func field,
@@ -61,7 +61,7 @@ var errInjected = errors.New("injected failure")
 // forEachStore runs f once against a fresh local folder and once against a fresh MinIO
 // bucket, each wrapped in a recorder.
 func forEachStore(t *testing.T, f func(t *testing.T, r *recorder)) {
-	for name, cfg := range buildertest.Stores(t) {
+	for name, cfg := range testkit.Stores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			s, err := store.Open(ctx, store.Options(cfg))

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 func TestChunk(t *testing.T) {
@@ -62,7 +62,7 @@ func manyDocs(n int) map[string][]byte {
 func openStores(t *testing.T) map[string]store.Store {
 	t.Helper()
 	stores := map[string]store.Store{}
-	for name, cfg := range buildertest.Stores(t) {
+	for name, cfg := range testkit.Stores(t) {
 		s, err := store.Open(context.Background(), store.Options(cfg))
 		if err != nil {
 			t.Fatalf("open store: %v", err)

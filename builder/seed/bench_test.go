@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // full is the size the catalogue is benchmarked at.
@@ -14,7 +14,7 @@ var full = Options{Courses: 2000, Classes: 100000, Registrations: 1000000, Seed:
 //
 //	go test -run '^$' -bench Seed -benchtime 3x ./builder/seed
 func BenchmarkSeed(b *testing.B) {
-	conn := connect(b, buildertest.NewMigratedDatabase(b))
+	conn := connect(b, testkit.NewMigratedDatabase(b))
 	for b.Loop() {
 		s, err := Seed(context.Background(), conn, full)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -31,7 +31,7 @@ func connect(t testing.TB, dbURL string) *pgx.Conn {
 
 func seeded(t *testing.T, o Options) *pgx.Conn {
 	t.Helper()
-	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	conn := connect(t, testkit.NewMigratedDatabase(t))
 	if _, err := Seed(context.Background(), conn, o); err != nil {
 		t.Fatalf("Seed(%+v): %v", o, err)
 	}
@@ -67,7 +67,7 @@ func schemaOf(t *testing.T, conn *pgx.Conn) []string {
 
 func TestMigrateTwiceIsANoOp(t *testing.T) {
 	ctx := context.Background()
-	conn := connect(t, buildertest.NewDatabase(t))
+	conn := connect(t, testkit.NewDatabase(t))
 	tpl := templates.MustDefault()
 	if err := Migrate(ctx, conn, tpl, true); err != nil {
 		t.Fatalf("first Migrate: %v", err)
@@ -106,7 +106,7 @@ func counts(t *testing.T, conn *pgx.Conn) Stats {
 }
 
 func TestSeedCounts(t *testing.T) {
-	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	conn := connect(t, testkit.NewMigratedDatabase(t))
 	stats, err := Seed(context.Background(), conn, small)
 	if err != nil {
 		t.Fatalf("Seed: %v", err)
@@ -132,7 +132,7 @@ func TestSeedCounts(t *testing.T) {
 // TestSeedKeepsTheSchema checks that the foreign keys Seed sets aside for the load come back
 // as they were.
 func TestSeedKeepsTheSchema(t *testing.T) {
-	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	conn := connect(t, testkit.NewMigratedDatabase(t))
 	before := schemaOf(t, conn)
 	if _, err := Seed(context.Background(), conn, small); err != nil {
 		t.Fatalf("Seed: %v", err)
@@ -167,7 +167,7 @@ func triggersOf(t *testing.T, conn *pgx.Conn) []string {
 func TestMigrateTriggersFollowListen(t *testing.T) {
 	ctx := context.Background()
 	tpl := templates.MustDefault()
-	never := connect(t, buildertest.NewDatabase(t))
+	never := connect(t, testkit.NewDatabase(t))
 	if err := Migrate(ctx, never, tpl, false); err != nil {
 		t.Fatalf("Migrate without triggers: %v", err)
 	}
@@ -175,7 +175,7 @@ func TestMigrateTriggersFollowListen(t *testing.T) {
 		t.Errorf("triggers after Migrate with listen off = %v, want none", got)
 	}
 
-	conn := connect(t, buildertest.NewDatabase(t))
+	conn := connect(t, testkit.NewDatabase(t))
 	if err := Migrate(ctx, conn, tpl, true); err != nil {
 		t.Fatalf("Migrate with triggers: %v", err)
 	}
@@ -201,8 +201,8 @@ func TestMigrateTriggersFollowListen(t *testing.T) {
 // a courses table of its own (the provider's); seed, with or without reset, refuses it
 // and leaves it as it was.
 func TestSeedRefusesAMappedDatabase(t *testing.T) {
-	db, _ := buildertest.Laravel(t).NewMigratedDatabase(t)
-	buildertest.Exec(t, db, `INSERT INTO courses (id, title, delivery, published) VALUES (1, 'Welding', 'classroom', true)`)
+	db, _ := testkit.Laravel(t).NewMigratedDatabase(t)
+	testkit.Exec(t, db, `INSERT INTO courses (id, title, delivery, published) VALUES (1, 'Welding', 'classroom', true)`)
 	conn := connect(t, db)
 	for _, reset := range []bool{false, true} {
 		o := small

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestSeedVariety checks that the sample data holds every kind of row the catalogue's rules
@@ -146,7 +146,7 @@ func TestSeedAdvancesSequences(t *testing.T) {
 }
 
 func TestSeedRejectsBadOptions(t *testing.T) {
-	conn := connect(t, buildertest.NewMigratedDatabase(t))
+	conn := connect(t, testkit.NewMigratedDatabase(t))
 	tests := []struct {
 		name string
 		o    Options

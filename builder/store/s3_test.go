@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // rawClient returns a plain SDK client for the test MinIO, to look at what the store wrote
@@ -40,7 +40,7 @@ func bucketOf(t testing.TB, cfg config.Store) string {
 	return u.Host
 }
 
-// TestS3NeedsEnsure: buildertest hands out a bucket that does not exist; nothing works on
+// TestS3NeedsEnsure: testkit hands out a bucket that does not exist; nothing works on
 // it until Ensure creates it, and a missing bucket is an error, not "no such object".
 func TestS3NeedsEnsure(t *testing.T) {
 	cfg := newS3Store(t)
@@ -147,11 +147,11 @@ func TestS3String(t *testing.T) {
 	}
 }
 
-// newS3Store is buildertest.NewS3Store with the bucket and everything in it removed when
+// newS3Store is testkit.NewS3Store with the bucket and everything in it removed when
 // the test ends, so repeated runs do not pile up buckets on a shared MinIO.
 func newS3Store(t testing.TB) config.Store {
 	t.Helper()
-	cfg := buildertest.NewS3Store(t)
+	cfg := testkit.NewS3Store(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

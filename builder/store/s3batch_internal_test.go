@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // openS3 opens and creates a fresh bucket of the test MinIO, reached through endpoint when
@@ -17,7 +17,7 @@ import (
 func openS3(t *testing.T, endpoint string) *S3 {
 	t.Helper()
 	ctx := context.Background()
-	cfg := buildertest.NewS3Store(t)
+	cfg := testkit.NewS3Store(t)
 	if endpoint != "" {
 		cfg.Endpoint = endpoint
 	}
@@ -63,7 +63,7 @@ func TestPutBatchNotExtracted(t *testing.T) {
 // TestPutBatchNotMinIO: a server that does not say it is MinIO gets no batch at all. The
 // test MinIO sits behind a proxy that names the server otherwise, as AWS S3 would.
 func TestPutBatchNotMinIO(t *testing.T) {
-	minio, err := url.Parse(buildertest.NewS3Store(t).Endpoint)
+	minio, err := url.Parse(testkit.NewS3Store(t).Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}

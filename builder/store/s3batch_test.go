@@ -9,15 +9,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // newS3 opens a fresh bucket on the test MinIO and creates it.
 func newS3(t testing.TB) (*store.S3, string) {
 	t.Helper()
 	ctx := context.Background()
-	cfg := buildertest.NewS3Store(t)
+	cfg := testkit.NewS3Store(t)
 	s, err := store.NewS3(ctx, store.Options(cfg))
 	if err != nil {
 		t.Fatalf("NewS3: %v", err)
@@ -62,7 +62,7 @@ func TestPutBatch(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("objects mismatch (-want +got):\n%s", diff)
 	}
-	raw := rawClient(t, ctx, buildertest.NewS3Store(t))
+	raw := rawClient(t, ctx, testkit.NewS3Store(t))
 	out, err := raw.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
 	if err != nil {
 		t.Fatalf("list bucket: %v", err)
@@ -98,7 +98,7 @@ func TestPutBatchBadKey(t *testing.T) {
 // (a deep prefix) are extracted under their full names.
 func TestPutBatchLongPrefix(t *testing.T) {
 	ctx := context.Background()
-	cfg := buildertest.NewS3Store(t)
+	cfg := testkit.NewS3Store(t)
 	cfg.URL += "/" + strings.Repeat("deep-folder/", 12) // 144 more bytes
 	s, err := store.NewS3(ctx, store.Options(cfg))
 	if err != nil {

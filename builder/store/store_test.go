@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // kinds are the two implementations every test of the shared suite runs against: a fresh
@@ -24,7 +24,7 @@ var kinds = []struct {
 	name string
 	cfg  func(testing.TB) config.Store
 }{
-	{"local", buildertest.NewLocalStore},
+	{"local", testkit.NewLocalStore},
 	{"s3", newS3Store},
 }
 

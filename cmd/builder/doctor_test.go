@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestDoctorCommand runs builder doctor on a migrated and seeded database: without a token
 // it prints a ✗ with what to do and fails; with one every line is ✓, also in --json.
 func TestDoctorCommand(t *testing.T) {
-	st := buildertest.NewLocalStore(t)
-	conf := writeConfig(t, buildertest.NewDatabase(t), st.URL, st.Endpoint)
+	st := testkit.NewLocalStore(t)
+	conf := writeConfig(t, testkit.NewDatabase(t), st.URL, st.Endpoint)
 	c := []string{"--config", conf}
 	mustRunCmd(t, append([]string{"migrate"}, c...)...)
 	mustRunCmd(t, append([]string{"seed", "--courses", "6", "--classes", "40", "--registrations", "90", "--seed", "7"}, c...)...)

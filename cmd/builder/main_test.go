@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // runCmd runs the program with args and returns what it printed.
@@ -66,9 +66,9 @@ func TestSummaryLineExample(t *testing.T) {
 }
 
 func TestCommandsEndToEnd(t *testing.T) {
-	for name, st := range buildertest.Stores(t) {
+	for name, st := range testkit.Stores(t) {
 		t.Run(name, func(t *testing.T) {
-			conf := writeConfig(t, buildertest.NewDatabase(t), st.URL, st.Endpoint)
+			conf := writeConfig(t, testkit.NewDatabase(t), st.URL, st.Endpoint)
 			c := []string{"--config", conf}
 
 			testMigrateSays(t, c)
@@ -262,13 +262,13 @@ func testMigrateSays(t *testing.T, c []string) {
 // token list prints a name stored before names were checked quoted, on its own row: a name
 // cannot forge rows of the list or send the terminal an escape.
 func TestTokenNames(t *testing.T) {
-	dbURL := buildertest.NewMigratedDatabase(t)
-	c := []string{"--config", writeConfig(t, dbURL, buildertest.NewLocalStore(t).URL, "")}
+	dbURL := testkit.NewMigratedDatabase(t)
+	c := []string{"--config", writeConfig(t, dbURL, testkit.NewLocalStore(t).URL, "")}
 	if _, _, err := runCmd(t, append([]string{"token", "create", "--name", "kiosk\n2  admin  default"}, c...)...); err == nil ||
 		!strings.Contains(err.Error(), "control or format characters") {
 		t.Errorf("token create with a newline in the name: %v, want it refused", err)
 	}
-	buildertest.Exec(t, dbURL, `INSERT INTO api_tokens (name, token_hash) VALUES
+	testkit.Exec(t, dbURL, `INSERT INTO api_tokens (name, token_hash) VALUES
 		(E'old\n2      admin      default', sha256('a')), (E'\x1b[2Jwiped', sha256('b')), ('plain', sha256('c'))`)
 	list := mustRunCmd(t, append([]string{"token", "list"}, c...)...)
 	lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // logWatcher reads serve's JSON log lines as they are written.
@@ -57,8 +57,8 @@ func (w *logWatcher) wait(t *testing.T, msg string, ok func(map[string]any) bool
 // and checks the three places it shows: the log line of its build, builder status (the
 // last change-triggered build and what it re-rendered) and the metrics listener.
 func TestServeCommandPublishesChanges(t *testing.T) {
-	st := buildertest.NewLocalStore(t)
-	db := buildertest.NewMigratedDatabase(t)
+	st := testkit.NewLocalStore(t)
+	db := testkit.NewMigratedDatabase(t)
 	mustRunCmd(t, "seed", "--database-url", db, "--courses", "3", "--classes", "12", "--registrations", "20", "--seed", "3")
 	conf := filepath.Join(t.TempDir(), "catalogue.yaml")
 	yaml := fmt.Sprintf("database:\n  url: %q\nstore:\n  url: %q\nbuilder:\n  schedule: \"@every 1h\"\n  metrics_listen: \"127.0.0.1:0\"\n", db, st.URL)
@@ -81,7 +81,7 @@ func TestServeCommandPublishesChanges(t *testing.T) {
 
 	w.wait(t, "published snapshot", func(l map[string]any) bool { return l["kind"] == "full" })
 	addr := w.wait(t, "metrics at /metrics", nil)["address"].(string)
-	buildertest.Exec(t, db, `UPDATE classes SET cost = 12345 WHERE id = 4`)
+	testkit.Exec(t, db, `UPDATE classes SET cost = 12345 WHERE id = 4`)
 	line := w.wait(t, "published snapshot", func(l map[string]any) bool { return l["kind"] == "changes" })
 	if lag, ok := line["commit_to_published_seconds"].(float64); !ok || lag <= 0 || lag > 10 {
 		t.Errorf("the change's log line %v, want commit_to_published_seconds between 0 and 10", line)

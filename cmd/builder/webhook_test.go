@@ -13,7 +13,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // webhookConfig writes a configuration naming dbURL with D43's two permissions as given.
@@ -59,7 +59,7 @@ func lastLine(out string) string {
 }
 
 func TestWebhookCommands(t *testing.T) {
-	dbURL := buildertest.NewDatabase(t)
+	dbURL := testkit.NewDatabase(t)
 	c := webhookConfig(t, dbURL, true, true)
 	for range 2 { // migrate twice: the second changes nothing
 		mustRunCmd(t, append([]string{"migrate"}, c...)...)
@@ -101,7 +101,7 @@ func TestWebhookCommands(t *testing.T) {
 		}
 	}
 	// The old secret stops signing once its 24 h are over.
-	buildertest.Exec(t, dbURL, "UPDATE webhook_endpoints SET previous_secret_until = now() - interval '1 second'")
+	testkit.Exec(t, dbURL, "UPDATE webhook_endpoints SET previous_secret_until = now() - interval '1 second'")
 	mustRunCmd(t, append([]string{"webhook", "test", "1"}, c...)...)
 	if err := got.verify(2, secret); err == nil {
 		t.Error("24 h after rotate-secret the old secret still verifies")
@@ -117,7 +117,7 @@ func TestWebhookCommands(t *testing.T) {
 	}
 
 	// enable clears a disabled endpoint's record.
-	buildertest.Exec(t, dbURL, "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'failing for 120h0m0s', consecutive_failures = 9")
+	testkit.Exec(t, dbURL, "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'failing for 120h0m0s', consecutive_failures = 9")
 	if list := mustRunCmd(t, append([]string{"webhook", "list"}, c...)...); !strings.Contains(list, "disabled") || !strings.Contains(list, "failing for 120h0m0s") {
 		t.Errorf("webhook list of a disabled endpoint = %q", list)
 	}
@@ -151,7 +151,7 @@ func TestWebhookCommands(t *testing.T) {
 // TestWebhookAddRefuses holds add to D43 with the defaults: https and public addresses only,
 // also when a name resolves to a private one.
 func TestWebhookAddRefuses(t *testing.T) {
-	dbURL := buildertest.NewDatabase(t)
+	dbURL := testkit.NewDatabase(t)
 	strict := webhookConfig(t, dbURL, false, false)
 	mustRunCmd(t, append([]string{"migrate"}, strict...)...)
 	for _, tc := range []struct{ url, want string }{

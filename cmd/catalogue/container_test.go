@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
@@ -35,8 +35,8 @@ import (
 // test is skipped when no engine answers.
 func TestContainer(t *testing.T) {
 	requireDocker(t)
-	db := buildertest.NewDatabase(t)
-	st := buildertest.NewS3Store(t)
+	db := testkit.NewDatabase(t)
+	st := testkit.NewS3Store(t)
 
 	image := buildImage(t)
 	env := []string{
@@ -57,7 +57,7 @@ func TestContainer(t *testing.T) {
 		"--network", "host", "--env-file", envFile}
 
 	mustDocker(t, append(run, "--rm", image, "builder", "migrate")...)
-	buildertest.Exec(t, db, `INSERT INTO courses (id, name, type, description, is_public) VALUES
+	testkit.Exec(t, db, `INSERT INTO courses (id, name, type, description, is_public) VALUES
   (1, 'Shipping in containers', 'Online', 'Scratch images, read-only.', true);
 INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES
   (150, 1, CURRENT_DATE + 30, CURRENT_DATE + 31, 500, true)`)

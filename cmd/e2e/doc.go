@@ -4,6 +4,6 @@
 // every endpoint and every decision of spec/decisions.md against bodies written out by hand
 // from the specification, once with a local-folder store and once with MinIO.
 //
-// The tests need PostgreSQL and MinIO (see builder/buildertest); make test starts both.
+// The tests need PostgreSQL and MinIO (see scripts/testkit); make test starts both.
 // The package has no code of its own: everything is in its _test.go files.
 package e2e

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // docsCSP is the Content-Security-Policy the docs page must carry: everything from the
@@ -40,7 +40,7 @@ var docsGuide = []string{"<h2>Getting started</h2>", "<h2>Errors</h2>", "<h2>Rat
 // bin/test-artifacts/docs-page.png (CATALOGUE_TEST_ARTIFACTS overrides the folder).
 func TestDocsPage(t *testing.T) {
 	browser := chromium(t)
-	env := cmdtest.NewEnv(t, buildertest.NewLocalStore(t))
+	env := cmdtest.NewEnv(t, testkit.NewLocalStore(t))
 	edge := env.StartEdge(t, nil) // the page and the document need no snapshot
 	url := edge.URL + base + "/docs"
 

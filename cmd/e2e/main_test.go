@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m) }
@@ -29,7 +29,7 @@ const readyWithin = 15 * time.Second
 type fixture struct {
 	clock
 	env      *cmdtest.Env
-	schema   buildertest.Schema // the provider's schema the dataset is loaded into
+	schema   testkit.Schema // the provider's schema the dataset is loaded into
 	edge     *cmdtest.Edge
 	token    string // issued before the edge started
 	snapshot string // the id builder run printed
@@ -43,16 +43,16 @@ type fixture struct {
 func TestEdge(t *testing.T) {
 	type setup struct {
 		store  string
-		schema buildertest.Schema
+		schema testkit.Schema
 	}
 	for name, s := range map[string]setup{
-		"local": {"local", buildertest.Reference()}, "s3": {"s3", buildertest.Reference()},
-		"laravel": {"local", buildertest.Laravel(t)},
+		"local": {"local", testkit.Reference()}, "s3": {"s3", testkit.Reference()},
+		"laravel": {"local", testkit.Laravel(t)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, buildertest.Stores(t)[s.store], s.schema)
-			f.emptyStore = func() config.Store { return buildertest.Stores(t)[s.store] }
+			f := newFixture(t, testkit.Stores(t)[s.store], s.schema)
+			f.emptyStore = func() config.Store { return testkit.Stores(t)[s.store] }
 			for _, s := range []struct {
 				name string
 				test func(*testing.T)
@@ -91,7 +91,7 @@ func TestEdge(t *testing.T) {
 
 // newFixture loads the dataset into a fresh installation publishing to st, builds it,
 // issues a token and starts an edge that serves the snapshot.
-func newFixture(t *testing.T, st config.Store, s buildertest.Schema) *fixture {
+func newFixture(t *testing.T, st config.Store, s testkit.Schema) *fixture {
 	t.Helper()
 	f := &fixture{clock: newClock(time.Now()), env: cmdtest.NewEnvSchema(t, st, s), schema: s}
 	f.env.Extra["CATALOGUE_TIMEZONE"] = f.zone

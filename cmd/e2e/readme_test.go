@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/docs"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
@@ -50,8 +50,8 @@ func TestREADME(t *testing.T) {
 	port := services.Port(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	env := append(os.Environ(),
-		"CATALOGUE_DATABASE_URL="+buildertest.NewDatabase(t),
-		"CATALOGUE_STORE_URL="+buildertest.NewLocalStore(t).URL,
+		"CATALOGUE_DATABASE_URL="+testkit.NewDatabase(t),
+		"CATALOGUE_STORE_URL="+testkit.NewLocalStore(t).URL,
 		"CATALOGUE_EDGE_LISTEN="+addr)
 	out := runREADME(t, strings.ReplaceAll(deploy, "localhost:8080", addr), env)
 	if !strings.Contains(out, `"status":"ok"`) {

@@ -44,7 +44,7 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 
 // TestEdgeLinksThreeBuilderPackages holds edge/README.md's claim (Packages) that the edge
 // binary links, of the builder, only the published format, the store it is read from and
-// the token format it verifies; test helpers under edge/ may use builder/buildertest.
+// the token format it verifies; test helpers under edge/ may use scripts/testkit.
 func TestEdgeLinksThreeBuilderPackages(t *testing.T) {
 	out, err := exec.Command(cmdtest.GoTool(), "list", "-deps", ".").Output()
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/edge/auth/jwttest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestRunAcceptsConfiguredJWTs: edge.jwt in the configuration reaches the edge: an HS256
@@ -18,7 +18,7 @@ import (
 func TestRunAcceptsConfiguredJWTs(t *testing.T) {
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
-	dbURL := buildertest.NewMigratedDatabase(t)
+	dbURL := testkit.NewMigratedDatabase(t)
 	key := jwttest.EC(t, "k1", elliptic.P256(), "ES256")
 	jwks := jwttest.NewJWKS(t, key)
 	secret := "run test secret: thirty-two bytes or more"

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestRunBoundsRequestHeaders: request headers past 32 KiB are refused with 431 before any
@@ -17,7 +17,7 @@ import (
 func TestRunBoundsRequestHeaders(t *testing.T) {
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
-	dbURL := buildertest.NewMigratedDatabase(t)
+	dbURL := testkit.NewMigratedDatabase(t)
 	token := newToken(t, dbURL)
 	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\n", dbURL, storeDir))
 	addr, _ := started(t, "--config", cfg, "--listen", "127.0.0.1:0")
@@ -47,7 +47,7 @@ func TestRunBoundsRequestHeaders(t *testing.T) {
 // never reaches it.
 func TestReplicaStatementTimeout(t *testing.T) {
 	cfg := config.Default()
-	cfg.Database.URL = buildertest.NewDatabase(t)
+	cfg.Database.URL = testkit.NewDatabase(t)
 	cfg.Edge.SearchTimeout = 1500 * time.Millisecond
 	ctx := context.Background()
 	pool, err := openReplica(ctx, cfg)

@@ -20,9 +20,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 const course1 = `{"id":1,"name":"Alpha","type":"Online","description":"<p>Hi</p>"}`
@@ -201,7 +201,7 @@ func get(t *testing.T, url, token string) (int, string) {
 func TestRunServesAndShutsDown(t *testing.T) {
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
-	dbURL := buildertest.NewMigratedDatabase(t)
+	dbURL := testkit.NewMigratedDatabase(t)
 	token := newToken(t, dbURL)
 	metricsAt := freeAddr(t)
 	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\nedge:\n  listen: 127.0.0.1:9\n  metrics_listen: %s\n", dbURL, storeDir, metricsAt))

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // guardCatalogue is ten public Online courses (ids 1-10) with three upcoming public classes
@@ -29,7 +29,7 @@ SELECT i, (i - 1) / 3 + 1, DATE '2099-01-01' + i, DATE '2099-01-02' + i, 100, tr
 // catalogue; run --force then publishes the withdrawal.
 func TestPublishGuardRefusesShrink(t *testing.T) {
 	t.Parallel()
-	env := cmdtest.NewEnv(t, buildertest.NewS3Store(t))
+	env := cmdtest.NewEnv(t, testkit.NewS3Store(t))
 	env.Exec(t, guardCatalogue)
 	first := env.Run(t)
 	in := newInspector(t, env.Store)
@@ -39,7 +39,7 @@ func TestPublishGuardRefusesShrink(t *testing.T) {
 	const withdrawn = "/api/v2/public/course/5"
 
 	empty := &cmdtest.Env{DatabaseURL: env.DatabaseURL, Store: env.Store, Extra: maps.Clone(env.Extra)}
-	empty.Extra[config.EnvName("replica.url")] = buildertest.NewMigratedDatabase(t)
+	empty.Extra[config.EnvName("replica.url")] = testkit.NewMigratedDatabase(t)
 	steps := []struct {
 		name    string
 		env     *cmdtest.Env

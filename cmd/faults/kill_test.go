@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // killSeed is the data set of the kill test: about 1,300 documents, so that a run (with
@@ -45,8 +45,8 @@ func TestKilledRunsNeverChangeWhatIsServed(t *testing.T) {
 		store func(testing.TB) config.Store
 		kills int
 	}{
-		{"s3", buildertest.NewS3Store, 20},
-		{"local", buildertest.NewLocalStore, 5},
+		{"s3", testkit.NewS3Store, 20},
+		{"local", testkit.NewLocalStore, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestConcurrentRunsPublishOneAtATime starts three real builder runs at once on a changed
@@ -23,7 +23,7 @@ import (
 // store the changed documents.
 func TestConcurrentRunsPublishOneAtATime(t *testing.T) {
 	t.Parallel()
-	st := buildertest.NewS3Store(t)
+	st := testkit.NewS3Store(t)
 	env := cmdtest.NewEnv(t, st)
 	env.MustBuilder(t, "seed", "--courses", "20", "--classes", "300", "--registrations", "1000", "--seed", "6")
 	first := env.Run(t)

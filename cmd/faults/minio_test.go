@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
@@ -16,11 +16,11 @@ type minio struct{ *services.TestServer }
 
 // startMinIO starts a dedicated MinIO and stops it when the test ends. It needs the test
 // services to be there (the MinIO binary comes with them), so it skips or fails like
-// buildertest when CATALOGUE_TEST_S3_ENDPOINT is unset. Its credentials are those of the
+// testkit when CATALOGUE_TEST_S3_ENDPOINT is unset. Its credentials are those of the
 // test MinIO, which the binaries and the test's own clients already use.
 func startMinIO(t testing.TB) *minio {
 	t.Helper()
-	buildertest.NewS3Store(t) // only for its check that MinIO is available
+	testkit.NewS3Store(t) // only for its check that MinIO is available
 	return &minio{services.ForTest(t, "CATALOGUE_TEST_S3_ENDPOINT", func(dir string) (*services.Server, error) {
 		return services.MinIO(dir, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"))
 	})}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge/ratelimit/redistest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // limitPath is the document the cluster tests ask for: any route counts the same.
@@ -35,7 +35,7 @@ type cluster struct {
 // edge.rate_limit's 60) and starts two edges on one Redis.
 func newCluster(t *testing.T, limits map[string]int) *cluster {
 	t.Helper()
-	c := &cluster{redis: redistest.Start(t), env: cmdtest.NewEnv(t, buildertest.NewLocalStore(t)),
+	c := &cluster{redis: redistest.Start(t), env: cmdtest.NewEnv(t, testkit.NewLocalStore(t)),
 		tokens: map[string]string{}, ids: map[string]string{}}
 	c.env.MustBuilder(t, "seed", "--courses", "5", "--classes", "20", "--registrations", "50", "--seed", "3")
 	id := c.env.Run(t)

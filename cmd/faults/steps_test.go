@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // holdProxy is an HTTP proxy in front of MinIO that holds the first request matching its
@@ -90,7 +90,7 @@ func deletion(r *http.Request) bool {
 // pointer was written; the edge serves accordingly; the next run publishes normally.
 func TestKilledAtEachStep(t *testing.T) {
 	t.Parallel()
-	st := buildertest.NewS3Store(t)
+	st := testkit.NewS3Store(t)
 	// With builder.keep 1 and a grace period shorter than a run every publication collects
 	// the one before.
 	rig := newKillRig(t, st, map[string]string{config.EnvName("builder.keep"): "1", config.EnvName("builder.collect_grace"): "1ms"},

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // faultyStore is a real store whose writes fail on demand: failPut is asked before every Put
@@ -82,7 +82,7 @@ func TestWriteErrorsLeavePointer(t *testing.T) {
 		{name: "pointer", failPut: keyPrefix(snapshot.PointerKey), wantMsg: "write pointer: "},
 		{name: "collection after the pointer", failDel: true, published: true, wantMsg: "is published, but collecting old snapshots failed"},
 	}
-	for kind, cfg := range buildertest.Stores(t) {
+	for kind, cfg := range testkit.Stores(t) {
 		t.Run(kind, func(t *testing.T) {
 			for _, f := range faults {
 				t.Run(f.name, func(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // catalogue is the data of these tests: course 1 (Brick and Mortar) with class 11 in room
@@ -33,9 +33,9 @@ INSERT INTO registrations (id, class_id) VALUES (1, 11), (2, 11);
 
 // install migrates a fresh database on the primary, loads catalogue, and returns the
 // environment of an installation whose replica is the streaming standby, publishing to st.
-func install(t *testing.T, st config.Store, s buildertest.Schema) *cmdtest.Env {
+func install(t *testing.T, st config.Store, s testkit.Schema) *cmdtest.Env {
 	t.Helper()
-	primary, standby := buildertest.NewReplicatedEmptyDatabase(t)
+	primary, standby := testkit.NewReplicatedEmptyDatabase(t)
 	e := &cmdtest.Env{DatabaseURL: primary, Store: st, Extra: map[string]string{
 		config.EnvName("replica.url"):      standby,
 		config.EnvName("builder.schedule"): "@every 1h", // only changes build
@@ -43,11 +43,11 @@ func install(t *testing.T, st config.Store, s buildertest.Schema) *cmdtest.Env {
 	}}
 	maps.Copy(e.Extra, s.Env())
 	if s.Tables != "" {
-		buildertest.Exec(t, primary, s.Tables)
+		testkit.Exec(t, primary, s.Tables)
 	}
 	e.MustBuilder(t, "migrate")
-	buildertest.Exec(t, primary, s.Load(catalogue))
-	buildertest.WaitReplayed(t, primary, standby)
+	testkit.Exec(t, primary, s.Load(catalogue))
+	testkit.WaitReplayed(t, primary, standby)
 	return e
 }
 
@@ -104,13 +104,13 @@ var changes = []struct {
 // It runs once per kind of store on the reference schema, and once on the worked example of
 // a provider's own schema with a local store.
 func TestEveryChangeReachesTheEdge(t *testing.T) {
-	stores := buildertest.Stores(t)
+	stores := testkit.Stores(t)
 	for name, s := range map[string]struct {
 		store  config.Store
-		schema buildertest.Schema
+		schema testkit.Schema
 	}{
-		"local": {stores["local"], buildertest.Reference()}, "s3": {stores["s3"], buildertest.Reference()},
-		"laravel": {buildertest.NewLocalStore(t), buildertest.Laravel(t)},
+		"local": {stores["local"], testkit.Reference()}, "s3": {stores["s3"], testkit.Reference()},
+		"laravel": {testkit.NewLocalStore(t), testkit.Laravel(t)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := install(t, s.store, s.schema)
@@ -138,7 +138,7 @@ func TestEveryChangeReachesTheEdge(t *testing.T) {
 // commit runs sql on dbURL and returns when it has committed.
 func commit(t *testing.T, dbURL, sql string) time.Time {
 	t.Helper()
-	buildertest.Exec(t, dbURL, sql)
+	testkit.Exec(t, dbURL, sql)
 	return time.Now()
 }
 

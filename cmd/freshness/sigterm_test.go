@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestSIGTERMNeverHalfPublishes stops builder serve with SIGTERM at random moments while
@@ -20,8 +20,8 @@ import (
 // document its manifest names is there and matches its hash). A serve started afterwards
 // publishes the last committed state.
 func TestSIGTERMNeverHalfPublishes(t *testing.T) {
-	st := buildertest.NewLocalStore(t)
-	e := install(t, st, buildertest.Reference())
+	st := testkit.NewLocalStore(t)
+	e := install(t, st, testkit.Reference())
 	e.Extra["CATALOGUE_BUILDER_DEBOUNCE"], e.Extra["CATALOGUE_BUILDER_MAX_DELAY"] = "0s", "50ms"
 	r := rand.New(rand.NewPCG(11, 12))
 	interrupted := 0
@@ -66,7 +66,7 @@ func commitEvery(t *testing.T, dbURL string, interval time.Duration) (stop func(
 			case <-done:
 				return
 			case <-time.After(interval):
-				buildertest.Exec(t, dbURL, `UPDATE classes SET cost = cost + 1 WHERE id = 11`)
+				testkit.Exec(t, dbURL, `UPDATE classes SET cost = cost + 1 WHERE id = 11`)
 			}
 		}
 	})

@@ -26,5 +26,5 @@
 //     the next student signed in with the new key is served.
 //
 // The tests need the real PostgreSQL (and MinIO for one store kind) that make test starts;
-// see builder/buildertest.
+// see scripts/testkit.
 package security

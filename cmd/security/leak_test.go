@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // leakSeeds name the datasets of TestNoLeak. A failure names its seed; to repeat one,
@@ -39,7 +39,7 @@ func TestNoLeak(t *testing.T) {
 				t.Parallel()
 				o := siteOptions{}
 				if i == 0 {
-					o.store = buildertest.NewS3Store(t) // one dataset goes through MinIO
+					o.store = testkit.NewS3Store(t) // one dataset goes through MinIO
 				}
 				ds := genDataset(seed)
 				s := newSite(t, ds, o)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestPartialManifestCannotBlankTheCatalogue: someone with write access to the store (or a
@@ -84,7 +84,7 @@ func TestPartialManifestCannotBlankTheCatalogue(t *testing.T) {
 
 	// A restart with a store that has nothing (a new bucket, or none reachable) serves the
 	// cache, which still holds the real snapshot.
-	s.cfg.Store = buildertest.NewLocalStore(t)
+	s.cfg.Store = testkit.NewLocalStore(t)
 	s.start(t, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	s.checkAnswers(t, "restart from edge.cache_dir", want)
 }

@@ -16,11 +16,11 @@ import (
 
 	"github.com/trainingco/catalogue/builder"
 	"github.com/trainingco/catalogue/builder/apitoken"
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
 	"github.com/trainingco/catalogue/edge/auth"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -95,7 +95,7 @@ func newSite(t testing.TB, ds *dataset, o siteOptions) *site {
 	t.Helper()
 	ctx := context.Background()
 	s := &site{ds: ds, clock: newClock(today)}
-	s.dbURL = buildertest.NewMigratedDatabase(t)
+	s.dbURL = testkit.NewMigratedDatabase(t)
 	ds.load(t, s.dbURL)
 	conn, err := pgx.Connect(ctx, s.dbURL)
 	if err != nil {
@@ -110,7 +110,7 @@ func newSite(t testing.TB, ds *dataset, o siteOptions) *site {
 	}
 
 	if o.store.URL == "" {
-		o.store = buildertest.NewLocalStore(t)
+		o.store = testkit.NewLocalStore(t)
 	}
 	if o.logs == nil {
 		o.logs = io.Discard

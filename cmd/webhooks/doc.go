@@ -3,6 +3,6 @@
 // with the Standard Webhooks reference library and read the changed documents through
 // the edges the moment a delivery arrives (D40-D43).
 //
-// The tests need the services that make test starts (see builder/buildertest). The
+// The tests need the services that make test starts (see scripts/testkit). The
 // package has no code of its own: everything is in its _test.go files.
 package webhooks

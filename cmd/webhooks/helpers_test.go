@@ -12,9 +12,9 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // catalogue: course 1 with class 11, far in the future so that "today" does not matter.
@@ -27,7 +27,7 @@ INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUE
 // whose builder serve builds on changes only and accepts loopback http endpoints.
 func install(t *testing.T, extra map[string]string) *cmdtest.Env {
 	t.Helper()
-	e := cmdtest.NewEnv(t, buildertest.NewLocalStore(t))
+	e := cmdtest.NewEnv(t, testkit.NewLocalStore(t))
 	e.Extra[config.EnvName("builder.schedule")] = "@every 1h"
 	e.Extra[config.EnvName("edge.rate_limit")] = "1000000"
 	e.Extra[config.EnvName("webhooks.allow_http")] = "true"

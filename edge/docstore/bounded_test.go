@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // boundStore is a real store that records how each document object was read: whole (Get),
@@ -41,7 +41,7 @@ func (b *boundStore) GetMax(ctx context.Context, key string, limit int64) ([]byt
 // its manifest entry gives, never whole: an object that grew (a fault, or someone with write
 // access to the store) costs it at most one byte more than it expects.
 func TestDocumentsReadBounded(t *testing.T) {
-	st, err := store.Open(context.Background(), store.Options(buildertest.NewLocalStore(t)))
+	st, err := store.Open(context.Background(), store.Options(testkit.NewLocalStore(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // countingStore is a real store that records every read: "get KEY" for a whole read,
@@ -125,7 +125,7 @@ func putJSON(t *testing.T, st store.Store, key string, v any) {
 // built over the one served is loaded from its delta and its new documents, without its
 // manifest; one built over another, or without a delta, from its manifest.
 func TestPollReadsLittle(t *testing.T) {
-	for name, cfg := range buildertest.Stores(t) {
+	for name, cfg := range testkit.Stores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			real, err := store.Open(ctx, store.Options(cfg))

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/edge/search"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -50,8 +50,8 @@ INSERT INTO registrations (class_id) SELECT 1 + floor(random() * 20000)::int FRO
 // the search in the replica alone (search.sql) answers, body for body or error for error,
 // on many drawn searches of a random catalogue.
 func TestIndexAgreesWithTheReplica(t *testing.T) {
-	db := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, randomSeed)
+	db := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, db, randomSeed)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pool, err := pgxpool.New(ctx, db)

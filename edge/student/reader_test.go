@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
@@ -26,8 +26,8 @@ func pool(t *testing.T, url string) *pgxpool.Pool {
 // and 4: the lowest is 4) and tested in class 11 of the same course, against a real
 // PostgreSQL; student.sql's own cases are in templates.
 func TestReaderRead(t *testing.T) {
-	db := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, `
+	db := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, db, `
 INSERT INTO courses (id, name, type, is_public) VALUES (1, 'Welding', 'Blended', true);
 INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES
     (10, 1, '2027-01-10', '2027-01-12', 100, true), (11, 1, '2026-04-10', '2026-04-12', 100, true);

@@ -17,10 +17,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/builder/webhook"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // fastConfig is webhooks.* with waits short enough for tests, and loopback allowed.
@@ -33,7 +33,7 @@ func fastConfig() config.Webhooks {
 // newDatabase returns a migrated database and a pool on it.
 func newDatabase(t *testing.T) (string, *pgxpool.Pool) {
 	t.Helper()
-	dbURL := buildertest.NewDatabase(t)
+	dbURL := testkit.NewDatabase(t)
 	ctx := context.Background()
 	if err := queue.Migrate(ctx, dbURL); err != nil {
 		t.Fatal(err)

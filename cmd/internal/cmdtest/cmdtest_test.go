@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m) }
 
 // TestHarness runs the whole cycle once on a local store: migrate, run, token, edge, stop.
 func TestHarness(t *testing.T) {
-	env := cmdtest.NewEnv(t, buildertest.NewLocalStore(t))
+	env := cmdtest.NewEnv(t, testkit.NewLocalStore(t))
 	env.Exec(t, `INSERT INTO courses (id, name, type, description, is_public) VALUES (1, 'Alpha', 'Online', 'd', true)`)
 	id := env.Run(t)
 	token := env.Token(t, "harness")
@@ -38,7 +38,7 @@ func TestHarness(t *testing.T) {
 
 // TestExitCode checks that a failing builder command is reported with its exit status.
 func TestExitCode(t *testing.T) {
-	env := cmdtest.NewEnv(t, buildertest.NewLocalStore(t))
+	env := cmdtest.NewEnv(t, testkit.NewLocalStore(t))
 	_, stderr, err := env.Builder(t.Context(), t, "no-such-command")
 	if got := cmdtest.ExitCode(err); got != 2 {
 		t.Errorf("builder no-such-command: exit %d, want 2 (usage error)\n%s", got, stderr)

@@ -33,7 +33,7 @@
 // fails if it does not then exit 0, unless the test stopped it itself (Stop, or Signal and
 // Wait), in which case the test checks how it ended.
 //
-// Databases and stores come from builder/buildertest: without the services the tests skip,
+// Databases and stores come from scripts/testkit: without the services the tests skip,
 // and under CATALOGUE_TEST_REQUIRE=1 (make test) they fail.
 //
 // The HTTP client of an Edge never follows redirects and never decompresses: a test sees

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // commandTimeout bounds one builder command run by MustBuilder, Token and Run.
@@ -29,20 +29,20 @@ type Env struct {
 }
 
 // NewEnv returns the environment of a fresh installation that publishes to st (from
-// buildertest.NewLocalStore, NewS3Store or Stores). It builds the binaries if needed, creates
+// testkit.NewLocalStore, NewS3Store or Stores). It builds the binaries if needed, creates
 // the database and runs builder migrate on it.
 func NewEnv(t testing.TB, st config.Store) *Env {
 	t.Helper()
-	return NewEnvSchema(t, st, buildertest.Reference())
+	return NewEnvSchema(t, st, testkit.Reference())
 }
 
 // NewEnvSchema is NewEnv for a provider's schema: it creates the schema's own tables, then
 // runs builder migrate with the schema's mapping (templates.dir, kept in Extra for every
 // command).
-func NewEnvSchema(t testing.TB, st config.Store, s buildertest.Schema) *Env {
+func NewEnvSchema(t testing.TB, st config.Store, s testkit.Schema) *Env {
 	t.Helper()
 	Binaries(t)
-	e := &Env{DatabaseURL: buildertest.NewDatabase(t), Store: st, Extra: map[string]string{}}
+	e := &Env{DatabaseURL: testkit.NewDatabase(t), Store: st, Extra: map[string]string{}}
 	maps.Copy(e.Extra, s.Env())
 	if s.Tables != "" {
 		e.Exec(t, s.Tables)
@@ -148,7 +148,7 @@ func (e *Env) Run(t testing.TB, args ...string) string {
 // Exec runs sql (one or several statements) on the database of the environment.
 func (e *Env) Exec(t testing.TB, sql string) {
 	t.Helper()
-	buildertest.Exec(t, e.DatabaseURL, sql)
+	testkit.Exec(t, e.DatabaseURL, sql)
 }
 
 // ExitCode returns the exit status in err from Builder: 0 for nil, -1 when the command did

@@ -2,7 +2,7 @@
 // starts (CATALOGUE_TEST_REDIS_URL), or a server of the test's own (scripts/testkit/services),
 // that the test may kill, pause and start again without disturbing others.
 //
-// Like builder/buildertest, a bare `go test` without the services skips the tests that need
+// Like scripts/testkit, a bare `go test` without the services skips the tests that need
 // Redis; under CATALOGUE_TEST_REQUIRE=1 (make test) they fail instead.
 package redistest
 

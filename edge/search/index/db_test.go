@@ -6,16 +6,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/trainingco/catalogue/builder/buildertest"
 	"github.com/trainingco/catalogue/edge/search/index"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
 )
 
 // TestLoadEmptyCatalogue checks that a catalogue without public courses still gives an index
 // at the database's version, in which nothing matches.
 func TestLoadEmptyCatalogue(t *testing.T) {
-	db := buildertest.NewMigratedDatabase(t)
-	buildertest.Exec(t, db, `INSERT INTO courses (id, name, type, is_public) VALUES (1, 'Hidden', 'Online', false);
+	db := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, db, `INSERT INTO courses (id, name, type, is_public) VALUES (1, 'Hidden', 'Online', false);
 		INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES (1, 1, '2027-01-01', '2027-01-01', 1, true)`)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, db)

@@ -1,5 +1,5 @@
 -- Moves rows written for the reference schema, loaded into the tables of schema
--- "reference" (see buildertest.Laravel), into the example's tables, as the same catalogue:
+-- "reference" (see testkit.Laravel), into the example's tables, as the same catalogue:
 -- each room becomes a venue with its location's address, costs and down payments become
 -- prices and deposits in currency units, visibility a status, registrations enrolments.
 INSERT INTO courses (id, title, delivery, summary, published)

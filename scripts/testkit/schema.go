@@ -1,4 +1,4 @@
-package buildertest
+package testkit
 
 import (
 	"os"
@@ -72,7 +72,7 @@ func (s Schema) Env() map[string]string {
 func repoRoot(t testing.TB) string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		t.Fatal("buildertest: cannot find the repository's folder")
+		t.Fatal("testkit: cannot find the repository's folder")
 	}
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }

@@ -1,7 +1,14 @@
-// Package buildertest gives tests real services: a fresh PostgreSQL database per test with
-// the reference schema applied, and fresh stores (a local folder and a MinIO bucket).
+// Package testkit gives tests real services: a fresh PostgreSQL database per test with
+// the reference schema applied, the same database on the streaming standby, fresh stores (a
+// local folder and a MinIO bucket), and the schemas the contract tests run against.
 //
-// The services are started by scripts/ (make test does it) and found through:
+// It lives under scripts/, beside the servers it talks to (scripts/testkit/services), and not
+// in builder/: the builder's tests, the edge's and the commands' all use it, and an edge test
+// importing builder/buildertest pointed back into the other half. Only tests import it; it
+// imports what a migrated database needs (templates, builder/webhook/queue, and
+// builder/freshness for the standby's replay position).
+//
+// The services are started by scripts/test.sh (make test) or make services and found through:
 //
 //	CATALOGUE_TEST_PG_URL         admin URL of a PostgreSQL server
 //	CATALOGUE_TEST_STANDBY_URL    admin URL of a streaming standby of that server
@@ -9,7 +16,7 @@
 //	CATALOGUE_TEST_REQUIRE=1      a missing service fails the test instead of skipping it
 //
 // A bare `go test` without services skips the tests that need them; `make test` never does.
-package buildertest
+package testkit
 
 import (
 	"context"
