@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,131 +24,131 @@ const EnvPrefix = "CATALOGUE"
 
 // Config is the whole configuration of both binaries.
 type Config struct {
-	Database  Database  `mapstructure:"database"`
-	Replica   Replica   `mapstructure:"replica"`
-	Store     Store     `mapstructure:"store"`
-	Timezone  string    `mapstructure:"timezone"`
-	Templates Templates `mapstructure:"templates"`
-	Builder   Builder   `mapstructure:"builder"`
-	Edge      Edge      `mapstructure:"edge"`
-	Feeds     Feeds     `mapstructure:"feeds"`
-	Webhooks  Webhooks  `mapstructure:"webhooks"`
-	Log       Log       `mapstructure:"log"`
+	Database  Database
+	Replica   Replica
+	Store     Store
+	Timezone  string
+	Templates Templates
+	Builder   Builder
+	Edge      Edge
+	Feeds     Feeds
+	Webhooks  Webhooks
+	Log       Log
 }
 
 // Log configures what the commands log (JSON lines on stderr).
 type Log struct {
 	// Requests makes the edge log one line per request; false leaves only the rest.
-	Requests bool `mapstructure:"requests"`
+	Requests bool
 }
 
 // Database is the provider's primary PostgreSQL, used by migrate, seed and token.
 type Database struct {
-	URL string `mapstructure:"url"`
+	URL string
 }
 
 // Replica is the read replica the builder reads and the edge searches.
 // An empty URL means database.url.
 type Replica struct {
-	URL string `mapstructure:"url"`
+	URL string
 }
 
 // Store says where snapshots are published.
 type Store struct {
-	URL      string `mapstructure:"url"`      // file://PATH or s3://BUCKET/PREFIX
-	Endpoint string `mapstructure:"endpoint"` // S3-compatible endpoint (MinIO); path-style when set
-	Region   string `mapstructure:"region"`
+	URL      string // file://PATH or s3://BUCKET/PREFIX
+	Endpoint string // S3-compatible endpoint (MinIO); path-style when set
+	Region   string
 }
 
 // Templates says where SQL overrides live; empty means the embedded defaults only.
 type Templates struct {
-	Dir string `mapstructure:"dir"`
+	Dir string
 }
 
 // Builder configures builder serve and the publication of snapshots.
 type Builder struct {
-	Schedule  string  `mapstructure:"schedule"`   // cron spec for builder serve
-	Keep      int     `mapstructure:"keep"`       // snapshots kept for rollback
-	MaxShrink float64 `mapstructure:"max_shrink"` // refuse a build that shrinks more than this
+	Schedule  string  // cron spec for builder serve
+	Keep      int     // snapshots kept for rollback
+	MaxShrink float64 // refuse a build that shrinks more than this
 	// CollectGrace is how long a snapshot that no pointer keeps (one not yet published, or
 	// one past keep) is left in the store after its build started, with its objects.
-	CollectGrace time.Duration `mapstructure:"collect_grace"`
+	CollectGrace time.Duration
 	// Listen makes builder serve LISTEN on database.url for the notifications of the
 	// triggers that builder migrate installs (and migrate install them; off: remove them),
 	// and publish each change within seconds. Off: builds run on Schedule only.
-	Listen bool `mapstructure:"listen"`
+	Listen bool
 	// Debounce is the quiet period after a change before its build starts, so that a burst
 	// of changes makes one build; MaxDelay bounds that wait when changes keep coming.
-	Debounce time.Duration `mapstructure:"debounce"`
-	MaxDelay time.Duration `mapstructure:"max_delay"`
+	Debounce time.Duration
+	MaxDelay time.Duration
 	// ReplicaWait bounds how long a build waits for the replica to replay a change it was
 	// told about before it reads anyway.
-	ReplicaWait time.Duration `mapstructure:"replica_wait"`
+	ReplicaWait time.Duration
 	// MetricsListen is the address where builder serve answers /metrics (Prometheus);
 	// empty: no listener.
-	MetricsListen string `mapstructure:"metrics_listen"`
+	MetricsListen string
 }
 
 // Edge configures the edge server.
 type Edge struct {
-	Listen        string        `mapstructure:"listen"`
-	BasePath      string        `mapstructure:"base_path"`
-	RateLimit     int           `mapstructure:"rate_limit"`
-	PollInterval  time.Duration `mapstructure:"poll_interval"`
-	TokenRefresh  time.Duration `mapstructure:"token_refresh"`
-	CacheMaxAge   time.Duration `mapstructure:"cache_max_age"`
-	CORSOrigins   []string      `mapstructure:"cors_origins"`
-	CacheDir      string        `mapstructure:"cache_dir"`
-	SearchTimeout time.Duration `mapstructure:"search_timeout"`
+	Listen        string
+	BasePath      string
+	RateLimit     int
+	PollInterval  time.Duration
+	TokenRefresh  time.Duration
+	CacheMaxAge   time.Duration
+	CORSOrigins   []string
+	CacheDir      string
+	SearchTimeout time.Duration
 	// SearchCache is how long the edge reuses a live search's response for the same
 	// parameters (and the same "today"); 0 disables the cache, so every search queries.
-	SearchCache time.Duration `mapstructure:"search_cache"`
+	SearchCache time.Duration
 	// SearchIndex keeps the class search's matching data in memory (edge/search/index), so
 	// that a search reads only its page's classes from the replica; false: every search
 	// runs entirely in the replica (templates/search.sql).
-	SearchIndex bool `mapstructure:"search_index"`
+	SearchIndex bool
 	// TrustedProxies are the CIDR ranges of load balancers in front of the edge. Empty: the
 	// client address is the direct peer. Set: X-Forwarded-For is read, trusting only these.
-	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	TrustedProxies []string
 	// PublicURL is the scheme and host (and any path before base_path) partners reach the
 	// edge at, which the feeds' next URLs start with (D37); empty: taken from each request.
-	PublicURL string `mapstructure:"public_url"`
+	PublicURL string
 	// RedisURL is the Redis the edges share their rate limits through (redis:// or
 	// rediss://); empty: each edge counts in memory. RedisPassword is used when the URL
 	// has none; RedisTimeout bounds each call to Redis, past which the edge counts in memory.
-	RedisURL      string        `mapstructure:"redis_url"`
-	RedisPassword string        `mapstructure:"redis_password"`
-	RedisTimeout  time.Duration `mapstructure:"redis_timeout"`
+	RedisURL      string
+	RedisPassword string
+	RedisTimeout  time.Duration
 	// JWT configures the signed-in students' tokens (D30, D31).
-	JWT JWT `mapstructure:"jwt"`
+	JWT JWT
 	// MetricsListen is the address where the edge answers /metrics (Prometheus), never on
 	// Listen, which the public reaches (D26); empty: no metrics listener.
-	MetricsListen string `mapstructure:"metrics_listen"`
+	MetricsListen string
 }
 
 // Webhooks configures the deliveries of builder serve to partners' endpoints (D40-D43).
 type Webhooks struct {
 	// AllowHTTP permits http:// endpoints; AllowPrivate permits endpoints at private,
 	// loopback and link-local addresses (D43). Both are for tests and private networks.
-	AllowHTTP    bool `mapstructure:"allow_http"`
-	AllowPrivate bool `mapstructure:"allow_private"`
+	AllowHTTP    bool
+	AllowPrivate bool
 	// Timeout bounds one delivery, from connecting to the end of the response (D42: a 2xx
 	// within 10 s is success).
-	Timeout time.Duration `mapstructure:"timeout"`
+	Timeout time.Duration
 	// RetryBase is the wait after a delivery's first failure; each later wait doubles, up to
 	// RetryMax, with jitter. A delivery is retried until RetryFor has passed since its first
 	// attempt; an endpoint whose deliveries have failed for DisableAfter is disabled.
-	RetryBase    time.Duration `mapstructure:"retry_base"`
-	RetryMax     time.Duration `mapstructure:"retry_max"`
-	RetryFor     time.Duration `mapstructure:"retry_for"`
-	DisableAfter time.Duration `mapstructure:"disable_after"`
+	RetryBase    time.Duration
+	RetryMax     time.Duration
+	RetryFor     time.Duration
+	DisableAfter time.Duration
 	// EdgeWait bounds how long a delivery waits for the edges to serve its snapshot (D42).
-	EdgeWait time.Duration `mapstructure:"edge_wait"`
+	EdgeWait time.Duration
 	// StuckAfter is how long a delivery job may stay running before another builder takes
 	// it as abandoned (its builder was killed) and runs it again.
-	StuckAfter time.Duration `mapstructure:"stuck_after"`
+	StuckAfter time.Duration
 	// Workers bounds the deliveries one builder makes at once (to different endpoints).
-	Workers int `mapstructure:"workers"`
+	Workers int
 }
 
 // MaxWebhookTimeout is the longest webhooks.timeout: D42 counts a 2xx within 10 s as success.
@@ -156,13 +157,13 @@ const MaxWebhookTimeout = 10 * time.Second
 // JWT configures verification of students' JWTs (D30, D31): off unless HMACSecret or
 // JWKSURL is set.
 type JWT struct {
-	HMACSecret   string        `mapstructure:"hmac_secret"`   // HS256 shared secret
-	JWKSURL      string        `mapstructure:"jwks_url"`      // RS256, ES256, EdDSA keys
-	Issuer       string        `mapstructure:"issuer"`        // iss must equal it when set
-	Audience     string        `mapstructure:"audience"`      // aud must hold it when set
-	Leeway       time.Duration `mapstructure:"leeway"`        // clock skew allowed on exp, nbf, iat
-	StudentClaim string        `mapstructure:"student_claim"` // the claim naming the student
-	MaxLifetime  time.Duration `mapstructure:"max_lifetime"`  // longest exp - iat accepted
+	HMACSecret   string        // HS256 shared secret
+	JWKSURL      string        // RS256, ES256, EdDSA keys
+	Issuer       string        // iss must equal it when set
+	Audience     string        // aud must hold it when set
+	Leeway       time.Duration // clock skew allowed on exp, nbf, iat
+	StudentClaim string        // the claim naming the student
+	MaxLifetime  time.Duration // longest exp - iat accepted
 }
 
 // Enabled reports whether JWTs are accepted at all (D30).
@@ -184,8 +185,8 @@ const MaxTokenRefresh = 20 * time.Second
 type Feeds struct {
 	// Retention is how long a deleted course or class stays in the feeds as a tombstone
 	// (D36); at least MinRetention, so that a partner that reads once a day sees it.
-	Retention time.Duration `mapstructure:"retention"`
-	License   string        `mapstructure:"license"` // the URL every feed page names as "license"
+	Retention time.Duration
+	License   string // the URL every feed page names as "license"
 }
 
 // MinRetention is the shortest feeds.retention (D36).
@@ -219,15 +220,33 @@ func Load(path string, overrides map[string]any) (Config, error) {
 	for k, val := range overrides {
 		v.Set(k, val)
 	}
-	var c Config
-	if err := v.Unmarshal(&c); err != nil {
-		return Config{}, fmt.Errorf("decode config: %w", err)
+	c, err := decode(v)
+	if err != nil {
+		return Config{}, err
 	}
 	// A comma-separated environment value arrives as one string; split it.
 	c.Edge.CORSOrigins = splitList(c.Edge.CORSOrigins)
 	c.Edge.TrustedProxies = splitList(c.Edge.TrustedProxies)
 	if err := c.Validate(); err != nil {
 		return Config{}, err
+	}
+	return c, nil
+}
+
+// decode fills a Config key by key, each field through viper's own decoder (durations from
+// "10s", lists from "a,b"), so that a value that does not decode is named by its key.
+func decode(v *viper.Viper) (Config, error) {
+	var c Config
+	fields := reflect.ValueOf(&c).Elem()
+	var errs []error
+	for _, k := range keys {
+		if err := v.UnmarshalKey(k.Name, fieldOf(fields, k.Name).Addr().Interface()); err != nil {
+			// The value decodes alone: mapstructure names it '' (no field), the key is named here.
+			errs = append(errs, fmt.Errorf("%s: %s", k.Name, strings.TrimPrefix(err.Error(), "'' ")))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	return c, nil
 }

@@ -3,7 +3,6 @@ package config
 import (
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,7 +44,7 @@ func TestKeysAreDeclaredWhole(t *testing.T) {
 		if k.Meaning == "" || k.Comment == "" {
 			t.Errorf("%s lacks its meaning or its comment", k.Name)
 		}
-		if fieldIndexPath(reflect.TypeOf(c), k.Name) == nil {
+		if fieldPath(reflect.TypeOf(c), k.Name) == "" {
 			t.Errorf("%s fills no field of Config", k.Name)
 			continue
 		}
@@ -53,21 +52,4 @@ func TestKeysAreDeclaredWhole(t *testing.T) {
 			t.Errorf("%s: default %#v is a %T, the field a %v", k.Name, k.Default, k.Default, want)
 		}
 	}
-}
-
-// fieldIndexPath is fieldOf without its panic: the indexes of the field key names, or nil.
-func fieldIndexPath(t reflect.Type, key string) []int {
-	var path []int
-	for _, part := range strings.Split(key, ".") {
-		if t.Kind() != reflect.Struct {
-			return nil
-		}
-		i := fieldIndex(t, part)
-		if i < 0 {
-			return nil
-		}
-		path = append(path, i)
-		t = t.Field(i).Type
-	}
-	return path
 }

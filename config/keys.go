@@ -1,7 +1,6 @@
 package config
 
 import (
-	"cmp"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -15,8 +14,8 @@ import (
 //go:generate go run ./internal/gendocs
 
 // Key is the one declaration of a configuration key. The Config field it fills is the one
-// whose mapstructure tags spell Name (TestKeysAreTheDeclaration holds the two to each
-// other); Default, viper's defaults, the environment variable (EnvName), the example file
+// Name spells without its underscores (edge.jwt.jwks_url is Edge.JWT.JWKSURL: matchName),
+// and TestKeysAreTheDeclaration checks that every field is one key's; Default, viper's defaults, the environment variable (EnvName), the example file
 // (catalogue.example.yaml) and the key table (README.md#keys) are all derived from it, and
 // TestGeneratedDocsAreCurrent fails when the committed files differ from what it gives.
 type Key struct {
@@ -679,9 +678,8 @@ func Keys() []string {
 	return names
 }
 
-// fieldOf returns the field of the Config value v that the dotted key names through the
-// mapstructure tags; it panics when there is none, which TestKeysAreTheDeclaration reports
-// first.
+// fieldOf returns the field of the Config value v that the dotted key names (matchName);
+// it panics when there is none, a mistake in keys that TestKeysAreTheDeclaration explains.
 func fieldOf(v reflect.Value, key string) reflect.Value {
 	for part := range strings.SplitSeq(key, ".") {
 		i := fieldIndex(v.Type(), part)
@@ -696,16 +694,16 @@ func fieldOf(v reflect.Value, key string) reflect.Value {
 // fieldIndex returns the index of t's field read from the key segment part, or -1.
 func fieldIndex(t reflect.Type, part string) int {
 	for i := range t.NumField() {
-		if f := t.Field(i); f.IsExported() && tagName(f) == part {
+		if f := t.Field(i); f.IsExported() && matchName(part, f.Name) {
 			return i
 		}
 	}
 	return -1
 }
 
-// tagName is the key segment a field is read from: its mapstructure tag, else its name in
-// lower case (as mapstructure matches it).
-func tagName(f reflect.StructField) string {
-	tag, _, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
-	return cmp.Or(tag, strings.ToLower(f.Name))
+// matchName reports whether the key segment part (max_shrink) names the Go field (MaxShrink):
+// the same letters, ignoring case and underscores, so that a key's name is written once, in
+// keys, and not again in a struct tag.
+func matchName(part, field string) bool {
+	return strings.EqualFold(strings.ReplaceAll(part, "_", ""), field)
 }

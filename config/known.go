@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -13,37 +12,11 @@ import (
 // (CATALOGUE_TEST_PG_URL...), which are no configuration keys and are not checked.
 const TestEnvPrefix = EnvPrefix + "_TEST_"
 
-// declared returns every key the Config type declares through its mapstructure tags, in
-// declaration order, and the keys of map-typed fields, under which any key is accepted. It
-// is read from the type so that a key added to Config is known without being listed again.
-func declared() (keys, open []string) {
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for f := range t.Fields() {
-			if !f.IsExported() || tagName(f) == "-" {
-				continue
-			}
-			key := prefix + tagName(f)
-			switch f.Type.Kind() {
-			case reflect.Struct:
-				walk(f.Type, key+".")
-			case reflect.Map:
-				open = append(open, key)
-			default:
-				keys = append(keys, key)
-			}
-		}
-	}
-	walk(reflect.TypeFor[Config](), "")
-	return keys, open
-}
-
 // bindEnv makes v read every declared key from its environment variable: viper's
 // AutomaticEnv only sees keys it has been told of.
 func bindEnv(v *viper.Viper) {
-	keys, _ := declared()
 	for _, k := range keys {
-		_ = v.BindEnv(k) // only fails without a key
+		_ = v.BindEnv(k.Name) // only fails without a key
 	}
 }
 
@@ -51,7 +24,7 @@ func bindEnv(v *viper.Viper) {
 // environ that are no configuration key, naming each and the nearest known one: a
 // misspelt key would otherwise be ignored, and its default silently used.
 func checkUnknown(path string, environ []string) error {
-	keys, open := declared()
+	keys := Keys()
 	var errs []string
 	if path != "" {
 		f := viper.New()
@@ -60,7 +33,7 @@ func checkUnknown(path string, environ []string) error {
 			return fmt.Errorf("read config %s: %w", path, err)
 		}
 		for _, k := range f.AllKeys() {
-			if !knownKey(k, keys, open) {
+			if !knownKey(k, keys) {
 				errs = append(errs, fmt.Sprintf("%s: unknown key in %s (did you mean %s?)", k, path, nearest(k, keys)))
 			}
 		}
@@ -72,7 +45,7 @@ func checkUnknown(path string, environ []string) error {
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, EnvPrefix+"_") || strings.HasPrefix(name, TestEnvPrefix) ||
-			slices.Contains(envNames, name) || underOpen(name, open) {
+			slices.Contains(envNames, name) {
 			continue
 		}
 		errs = append(errs, fmt.Sprintf("%s: unknown environment variable (did you mean %s?)", name, nearest(name, envNames)))
@@ -84,23 +57,10 @@ func checkUnknown(path string, environ []string) error {
 	return fmt.Errorf("%s", strings.Join(errs, "\n"))
 }
 
-// knownKey reports whether k, a key of the file, is declared, lies under a map-typed key, or
-// is a section (a prefix of declared keys, given empty).
-func knownKey(k string, keys, open []string) bool {
-	if slices.Contains(keys, k) {
-		return true
-	}
-	for _, o := range open {
-		if k == o || strings.HasPrefix(k, o+".") {
-			return true
-		}
-	}
-	return slices.ContainsFunc(keys, func(d string) bool { return strings.HasPrefix(d, k+".") })
-}
-
-// underOpen reports whether the variable name sets a key under a map-typed key.
-func underOpen(name string, open []string) bool {
-	return slices.ContainsFunc(open, func(o string) bool { return strings.HasPrefix(name, EnvName(o)+"_") })
+// knownKey reports whether k, a key of the file, is declared or is a section (a prefix of
+// declared keys, given empty).
+func knownKey(k string, keys []string) bool {
+	return slices.Contains(keys, k) || slices.ContainsFunc(keys, func(d string) bool { return strings.HasPrefix(d, k+".") })
 }
 
 // nearest returns the candidate closest to s by edit distance (the first of equals).
