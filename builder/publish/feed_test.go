@@ -157,6 +157,65 @@ func TestFeedNumbersFollowContent(t *testing.T) {
 	})
 }
 
+// TestFeedNumbersOfRollback: a rollback announces every course and class whose document it
+// changes, with numbers above every one given out before: those it serves again with their
+// old content as updated, those the target lacks as deleted; the others keep their numbers.
+// A build after it numbers above it in turn (D39).
+func TestFeedNumbersOfRollback(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		p := newPublisher(r, 10)
+		a := mustPublish(t, p, feedDocs())
+		docs := feedDocs() // class 11 changed, class 12 removed, class 13 added
+		docs["/public/class/11"] = []byte(`{"course_id":1,"cost":1100}`)
+		delete(docs, "/public/class/12")
+		docs["/public/class/13"] = []byte(`{"course_id":2,"cost":13}`)
+		b := mustPublish(t, p, docs)
+
+		res, err := p.Rollback(context.Background(), a.SnapshotID)
+		if err != nil {
+			t.Fatalf("Rollback: %v", err)
+		}
+		last := b.Manifest.Feed.Last
+		if diff := gocmp.Diff(FeedChanges{After: last, Classes: []int64{11, 12, 13}}, res.Feed); diff != "" {
+			t.Errorf("rollback's feed changes (-want +got):\n%s", diff)
+		}
+		want := []string{"updated /public/class/10", "updated /public/course/1", "updated /public/course/2",
+			"updated /public/class/11", "updated /public/class/12", "deleted /public/class/13"}
+		if diff := gocmp.Diff(want, feedOrder(t, res.Manifest)); diff != "" {
+			t.Errorf("feed after the rollback (-want +got):\n%s", diff)
+		}
+		for route, e := range res.Manifest.Documents {
+			if e.Hash != a.Manifest.Documents[route].Hash {
+				t.Errorf("%s after the rollback is not A's document", route)
+			}
+			if before := b.Manifest.Documents[route]; before.Hash == e.Hash && before.Modified != e.Modified {
+				t.Errorf("%s: unchanged by the rollback, but its change number went from %d to %d", route, before.Modified, e.Modified)
+			}
+			if _, _, ok := snapshot.FeedRoute(route); ok && b.Manifest.Documents[route].Hash != e.Hash && e.Modified <= last {
+				t.Errorf("%s: changed by the rollback, change number %d not above %d", route, e.Modified, last)
+			}
+		}
+		if len(res.Manifest.Documents) != len(a.Manifest.Documents) {
+			t.Errorf("the rollback serves %d documents, A %d", len(res.Manifest.Documents), len(a.Manifest.Documents))
+		}
+		for _, ts := range res.Manifest.Feed.Tombstones {
+			if ts.Route == "/public/class/13" && ts.Modified <= last {
+				t.Errorf("class 13's tombstone has change number %d, not above %d", ts.Modified, last)
+			}
+		}
+
+		again := mustPublish(t, p, docs)
+		if diff := gocmp.Diff(FeedChanges{After: res.Manifest.Feed.Last, Classes: []int64{11, 12, 13}}, again.Feed); diff != "" {
+			t.Errorf("the build after the rollback: feed changes (-want +got):\n%s", diff)
+		}
+		for _, route := range []string{"/public/class/11", "/public/class/13"} {
+			if n := again.Manifest.Documents[route].Modified; n <= res.Manifest.Feed.Last {
+				t.Errorf("%s: change number %d after the rollback, not above its last %d", route, n, res.Manifest.Feed.Last)
+			}
+		}
+	})
+}
+
 func docsWithout(docs, extra map[string][]byte, drop string) map[string][]byte {
 	d := maps.Clone(docs)
 	maps.Copy(d, extra)

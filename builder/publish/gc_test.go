@@ -43,15 +43,14 @@ func TestCollectKeepsNewestSnapshotsAndTheirObjects(t *testing.T) {
 			t.Errorf("objects after 4 publications with keep 2 mismatch (-want +got):\n%s", diff)
 		}
 
-		// Roll back to v3, then publish v5. Kept are the snapshots most recently current: v5
-		// and v3, which served before it. v4, rolled away from, goes although it is newer.
-		got, err := p.Rollback(context.Background(), "")
-		if err != nil || got != ids[2] {
-			t.Fatalf("Rollback(\"\") = %s, %v; want %s", got, err, ids[2])
-		}
+		// Roll back to v3, which publishes v3's documents again as a new snapshot, then
+		// publish v5. Kept are the snapshots most recently current: v5 and the rollback's,
+		// which served before it. v4, rolled away from, goes although it is newer; so does
+		// v3's manifest, whose objects the rollback's uses.
+		rolled := mustRollback(t, p, r, "", ids[2])
 		assertServable(t, r, version(3))
 		v5 := mustPublish(t, p, version(5)).SnapshotID
-		if diff := cmp.Diff(manifestKeys(ids[2], v5), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+		if diff := cmp.Diff(manifestKeys(rolled, v5), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
 			t.Errorf("manifests after the rollback and a publication mismatch (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(objectKeys(shared, `{"v":3}`, `{"v":5}`), listKeys(t, r, "objects/")); diff != "" {
@@ -146,17 +145,43 @@ func TestRollback(t *testing.T) {
 		if got := currentID(t, r); got != v3 {
 			t.Errorf("after refused rollback current = %s, want %s", got, v3)
 		}
-		got, err := p.Rollback(ctx, "")
-		if err != nil || got != v2 {
-			t.Fatalf("Rollback(\"\") = %s, %v; want %s", got, err, v2)
-		}
+		v2r := mustRollback(t, p, r, "", v2)
 		assertServable(t, r, version(2))
-		got, err = p.Rollback(ctx, v3)
-		if err != nil || got != v3 {
-			t.Fatalf("Rollback(%s) = %s, %v; want it current again", v3, got, err)
-		}
+		v3r := mustRollback(t, p, r, v3, v3)
 		assertServable(t, r, version(3))
+		// Without an id, a rollback goes to the documents built before the ones served:
+		// before v3's, v2's (v2r serves them); and then to none, since v1 is no longer kept.
+		mustRollback(t, p, r, "", v2)
+		assertServable(t, r, version(2))
+		if _, err := p.Rollback(ctx, ""); !errors.Is(err, ErrNoEarlier) {
+			t.Errorf("Rollback with no documents older than v2's kept = %v, want ErrNoEarlier", err)
+		}
+		// Rolling back to the documents served already publishes nothing.
+		cur := currentID(t, r)
+		if res, err := p.Rollback(ctx, v2r); err != nil || res.SnapshotID != cur || currentID(t, r) != cur {
+			t.Errorf("Rollback(%s) while its documents are served = %s, %v; want %s still current", v2r, res.SnapshotID, err, cur)
+		}
+		if res, err := p.Rollback(ctx, v3r); err != nil || res.Manifest.Build.Restores != v3 {
+			t.Errorf("Rollback(%s) = %v; want v3's documents (%s) served again", v3r, err, v3)
+		}
 	})
+}
+
+// mustRollback rolls p back to id and checks that a new snapshot is current, serving the
+// documents first built in snapshot restores; it returns the new snapshot's id.
+func mustRollback(t *testing.T, p *Publisher, s store.Store, id, restores string) string {
+	t.Helper()
+	res, err := p.Rollback(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Rollback(%q): %v", id, err)
+	}
+	if b := res.Manifest.Build; b == nil || b.Trigger != snapshot.TriggerRollback || b.Restores != restores {
+		t.Fatalf("Rollback(%q) built %+v; want a rollback restoring %s", id, b, restores)
+	}
+	if cur := currentID(t, s); res.SnapshotID != cur || res.SnapshotID == restores {
+		t.Fatalf("Rollback(%q) = %s, current %s; want a new snapshot, current", id, res.SnapshotID, cur)
+	}
+	return res.SnapshotID
 }
 
 // TestCollectRulesOutObjectsOfOlderKeptSnapshots covers an object that neither the new nor
@@ -211,9 +236,7 @@ func TestNeverPublishedSnapshotIsNotKept(t *testing.T) {
 		if diff := cmp.Diff(objectKeys(shared, `{"v":1}`, `{"v":2}`, `{"v":4}`), listKeys(t, r, "objects/")); diff != "" {
 			t.Errorf("objects after the next publication mismatch (-want +got):\n%s", diff)
 		}
-		if got, err := p.Rollback(ctx, ""); err != nil || got != b {
-			t.Errorf("Rollback(\"\") = %s, %v; want %s, the snapshot current before", got, err, b)
-		}
+		mustRollback(t, p, r, "", b) // the snapshot current before
 	})
 }
 

@@ -168,6 +168,9 @@ const (
 	TriggerListen   = "listen"   // builder serve (re)connected to the primary: notifications may have been missed
 	TriggerChange   = "change"   // notifications of committed changes
 	TriggerRetry    = "retry"    // builder serve retrying a failed build
+	// TriggerRollback: builder rollback, which renders nothing and publishes the documents of
+	// an earlier snapshot (Build.Restores) again, with new change numbers (D39).
+	TriggerRollback = "rollback"
 )
 
 // MaxBuildRoutes is how many changed or removed routes a Build lists.
@@ -180,6 +183,9 @@ type Build struct {
 	// others were taken from the snapshot Base.
 	Incremental bool   `json:"incremental,omitempty"`
 	Base        string `json:"base,omitempty"`
+	// Restores is set by a rollback: the snapshot whose documents this one serves again (the
+	// first one built with them, when the rollback was to another rollback's snapshot).
+	Restores string `json:"restores,omitempty"`
 	// Notifications counts, per table, the change notifications the build answers;
 	// NoticedAt is when the first of them arrived.
 	Notifications map[string]int `json:"notifications,omitempty"`

@@ -134,8 +134,11 @@ func printStatus(e *env, storeURL string, st publish.Status, now time.Time) {
 // describeBuild says in one line how a snapshot was built.
 func describeBuild(b *snapshot.Build) string {
 	how := "full"
-	if b.Incremental {
+	switch {
+	case b.Incremental:
 		how = "only what changed, over " + b.Base
+	case b.Restores != "":
+		how = "the documents of " + b.Restores + " again"
 	}
 	return fmt.Sprintf("%s (%s): %d documents rendered, %d changed, %d removed", b.Trigger, how, b.Rendered, b.Changed, b.Removed)
 }
@@ -168,7 +171,7 @@ func printLastChange(e *env, s *publish.Snapshot) {
 	}
 }
 
-// cmdRollback makes a kept snapshot current.
+// cmdRollback serves the documents of a kept snapshot again, as a new snapshot.
 func cmdRollback(ctx context.Context, e *env, args []string) error {
 	fs, cf := newFlagSet(e, "rollback", append(storeKeys, "database.url")...)
 	cfg, pos, err := setup(fs, cf, args, 0, 1)
@@ -179,12 +182,29 @@ func cmdRollback(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 1 {
 		id = pos[0]
 	}
-	now, err := builder.Rollback(ctx, cfg, id, func() { fmt.Fprintln(e.stderr, "waiting for another builder…") })
+	res, err := builder.Rollback(ctx, cfg, id, func() { fmt.Fprintln(e.stderr, "waiting for another builder…") })
+	if res.SnapshotID != "" {
+		fmt.Fprintln(e.stdout, describeRollback(res))
+	}
+	if errors.Is(err, publish.ErrCollect) {
+		fmt.Fprintln(e.stderr, "builder: warning:", err) // published: the next publication collects
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "snapshot %s is current\n", now)
 	return nil
+}
+
+// describeRollback says which snapshot a rollback made current, whose documents it serves
+// and what the feeds announce of it.
+func describeRollback(res publish.Result) string {
+	s := fmt.Sprintf("snapshot %s is current", res.SnapshotID)
+	if b := res.Manifest.Build; b != nil && b.Restores != "" {
+		s += fmt.Sprintf(", serving the documents of %s: %d courses and %d classes announced in the feeds",
+			b.Restores, len(res.Feed.Courses), len(res.Feed.Classes))
+	}
+	return s
 }
 
 // helpIsNoError turns -h, which has printed the flags, into success.

@@ -58,7 +58,7 @@ func commands() []command {
 		{"run", "[--force]", "build and publish one snapshot, then exit; --force publishes past builder.max_shrink", cmdRun},
 		{"serve", "", "build at start, on builder.schedule, at midnight and after every committed change, until SIGTERM", cmdServe},
 		{"status", "", "show the current snapshot, the kept ones, and the last change-triggered build: what it re-rendered", cmdStatus},
-		{"rollback", "[SNAPSHOT]", "make a kept snapshot current (default: the one before the current)", cmdRollback},
+		{"rollback", "[SNAPSHOT]", "serve a kept snapshot's documents again, as a new snapshot whose changes the feeds announce with new change numbers (default: the documents before the current ones)", cmdRollback},
 		{"token create", "--name NAME [--rate-limit N]", "issue an API token, printed once as the last line of stdout; edges accept it within edge.token_refresh; NAME is printable text (no control or format character)", tokenCreate},
 		{"token list", "", "list the API tokens with their limits, never the tokens themselves (a name stored with a control character is quoted)", tokenList},
 		{"token revoke", "ID", "revoke an API token: it stops working within edge.token_refresh", tokenRevoke},
