@@ -15,9 +15,10 @@ import (
 
 // Key is the one declaration of a configuration key. The Config field it fills is the one
 // Name spells without its underscores (edge.jwt.jwks_url is Edge.JWT.JWKSURL: matchName),
-// and TestKeysAreTheDeclaration checks that every field is one key's; Default, viper's defaults, the environment variable (EnvName), the example file
-// (catalogue.example.yaml) and the key table (README.md#keys) are all derived from it, and
-// TestGeneratedDocsAreCurrent fails when the committed files differ from what it gives.
+// and TestKeysAreTheDeclaration checks that every field is one key's. Default, viper's
+// defaults, the environment variable (EnvName), the unknown-key check, the validation
+// (Validate), the example file (catalogue.example.yaml) and the key table (README.md#keys)
+// all come from it; TestGeneratedDocsAreCurrent fails when a committed file differs.
 type Key struct {
 	Name string // dotted, as in the file: "edge.rate_limit"
 	// Default is the value when nothing sets the key, of the field's own type; nil is the
@@ -38,7 +39,6 @@ type Key struct {
 // the keys of a section together.
 var keys = []Key{
 	{Name: "database.url",
-		Check: func(c Config, bad Bad) { postgresURL(c.Database.URL, bad) },
 		Meaning: "the primary; `migrate`, `seed`, `token` write to it; the builder's " +
 			"advisory lock lives there",
 		Comment: "The provider's primary PostgreSQL. builder migrate, seed and token " +
@@ -47,20 +47,18 @@ var keys = []Key{
 			"when the configuration is logged; better set it as " +
 			"CATALOGUE_DATABASE_URL than here. Every command that touches " +
 			"PostgreSQL needs it, in the form " +
-			"postgres://catalogue:secret@db.example.internal:5432/provider?sslmode=require."},
+			"postgres://catalogue:secret@db.example.internal:5432/provider?sslmode=require.",
+		Check: func(c Config, bad Bad) { postgresURL(c.Database.URL, bad) },
+	},
 	{Name: "replica.url",
-		Check: func(c Config, bad Bad) { postgresURL(c.Replica.URL, bad) },
 		Shown: "database.url",
 		Meaning: "the read replica: the builder reads it, the edge searches it and " +
 			"loads token hashes from it",
 		Comment: "The read replica the builder reads the catalogue from and the edge " +
-			"searches live. Empty means database.url."},
+			"searches live. Empty means database.url.",
+		Check: func(c Config, bad Bad) { postgresURL(c.Replica.URL, bad) },
+	},
 	{Name: "store.url",
-		Check: func(c Config, bad Bad) {
-			if err := validateStoreURL(c.Store.URL); err != nil {
-				bad(err.Error(), quoted(c.Store.URL))
-			}
-		},
 		Default: "file://./data/catalogue",
 		Meaning: "`file://PATH` (local folder, no server) or `s3://BUCKET/PREFIX`",
 		Comment: "Where snapshots are published: file://PATH (a local folder, needs no " +
@@ -68,31 +66,39 @@ var keys = []Key{
 			"as MinIO). The builder creates the folder or bucket when it does not " +
 			"exist yet. S3 credentials come from the usual AWS sources " +
 			"(AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, instance " +
-			"roles), never from this file."},
+			"roles), never from this file.",
+		Check: func(c Config, bad Bad) {
+			if err := validateStoreURL(c.Store.URL); err != nil {
+				bad(err.Error(), quoted(c.Store.URL))
+			}
+		},
+	},
 	{Name: "store.endpoint",
+		Meaning: "S3-compatible endpoint such as MinIO; path-style addressing when set",
+		Comment: "The endpoint of an S3-compatible service, such as " +
+			"http://127.0.0.1:9000 for MinIO; when set, requests use path-style " +
+			"addressing. Empty means AWS S3.",
 		Check: func(c Config, bad Bad) {
 			if u, err := url.Parse(c.Store.Endpoint); c.Store.Endpoint != "" && (err != nil || u.Scheme == "" || u.Host == "") {
 				bad("must be a URL such as http://127.0.0.1:9000", quoted(c.Store.Endpoint))
 			}
 		},
-		Meaning: "S3-compatible endpoint such as MinIO; path-style addressing when set",
-		Comment: "The endpoint of an S3-compatible service, such as " +
-			"http://127.0.0.1:9000 for MinIO; when set, requests use path-style " +
-			"addressing. Empty means AWS S3."},
+	},
 	{Name: "store.region",
 		Default: "us-east-1",
 		Meaning: "S3 region",
 		Comment: "The S3 region."},
 	{Name: "timezone",
+		Default: "UTC",
+		Meaning: "IANA zone that defines \"today\" (D1) for builder and edge alike",
+		Comment: "The IANA time zone that defines \"today\" (decision D1): which classes " +
+			"are upcoming, which have started. Builder and edge must agree.",
 		Check: func(c Config, bad Bad) {
 			if _, err := time.LoadLocation(c.Timezone); err != nil || c.Timezone == "" {
 				bad("must be an IANA time zone such as UTC or Europe/Berlin", quoted(c.Timezone))
 			}
 		},
-		Default: "UTC",
-		Meaning: "IANA zone that defines \"today\" (D1) for builder and edge alike",
-		Comment: "The IANA time zone that defines \"today\" (decision D1): which classes " +
-			"are upcoming, which have started. Builder and edge must agree."},
+	},
 	{Name: "templates.dir",
 		Meaning: "folder of SQL files replacing the embedded templates of the same " +
 			"name: your `mapping.sql` " +
@@ -106,24 +112,20 @@ var keys = []Key{
 			"naming a template that is always embedded, is refused. Empty means " +
 			"the embedded templates only."},
 	{Name: "builder.schedule",
-		Check: func(c Config, bad Bad) {
-			if _, err := cron.ParseStandard(c.Builder.Schedule); err != nil {
-				bad("must be a cron spec such as */5 * * * *", quoted(c.Builder.Schedule))
-			}
-		},
 		Default: "*/5 * * * *",
 		Meaning: "cron spec of `builder serve`",
 		Comment: "When builder serve builds, as a cron spec in the configured time " +
 			"zone: five fields (minute hour day-of-month month day-of-week) or a " +
 			"descriptor such as @hourly or \"@every 10m\". serve also builds once " +
 			"at start. A build still running when the next is due makes that one " +
-			"skip."},
-	{Name: "builder.keep",
+			"skip.",
 		Check: func(c Config, bad Bad) {
-			if c.Builder.Keep < 1 {
-				bad("must be >= 1", c.Builder.Keep)
+			if _, err := cron.ParseStandard(c.Builder.Schedule); err != nil {
+				bad("must be a cron spec such as */5 * * * *", quoted(c.Builder.Schedule))
 			}
 		},
+	},
+	{Name: "builder.keep",
 		Default: 10,
 		Meaning: "snapshots kept in all for rollback: the current one and the " +
 			"`builder.keep` - 1 most recently current before it (`current.json` " +
@@ -131,26 +133,28 @@ var keys = []Key{
 		Comment: "How many snapshots are kept in all, the current one included: it and " +
 			"the keep - 1 that were current most recently before it (builder " +
 			"rollback can return to those). Older snapshots and the objects only " +
-			"they use are deleted after each publication. At least 1."},
-	{Name: "builder.max_shrink",
+			"they use are deleted after each publication. At least 1.",
 		Check: func(c Config, bad Bad) {
-			if c.Builder.MaxShrink < 0 || c.Builder.MaxShrink > 1 {
-				bad("must be between 0 and 1", c.Builder.MaxShrink)
+			if c.Builder.Keep < 1 {
+				bad("must be >= 1", c.Builder.Keep)
 			}
 		},
+	},
+	{Name: "builder.max_shrink",
 		Default: 0.5,
 		Meaning: "publish guard: refuse a build whose course or class count falls by " +
 			"more than this fraction, unless `--force`",
 		Comment: "The publish guard: a build whose public course or class count falls " +
 			"by more than this fraction (0 to 1) against the current snapshot is " +
 			"refused unless run with --force. 0 refuses any fall; 1 never " +
-			"refuses."},
-	{Name: "builder.collect_grace",
+			"refuses.",
 		Check: func(c Config, bad Bad) {
-			if c.Builder.CollectGrace <= 0 {
-				bad("must be > 0", c.Builder.CollectGrace)
+			if c.Builder.MaxShrink < 0 || c.Builder.MaxShrink > 1 {
+				bad("must be between 0 and 1", c.Builder.MaxShrink)
 			}
 		},
+	},
+	{Name: "builder.collect_grace",
 		Default: time.Hour,
 		Meaning: "a snapshot the pointer does not keep (a build still publishing or " +
 			"stopped before its pointer, one past `builder.keep`) stays in the " +
@@ -161,7 +165,13 @@ var keys = []Key{
 			"stays in the store, with its objects, after its build started. It " +
 			"must exceed the longest publication: a builder that lost its lock " +
 			"without knowing it may still be storing objects that this snapshot " +
-			"names."},
+			"names.",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.CollectGrace <= 0 {
+				bad("must be > 0", c.Builder.CollectGrace)
+			}
+		},
+	},
 	{Name: "builder.listen",
 		Default: true,
 		Meaning: "freshness " +
@@ -177,70 +187,75 @@ var keys = []Key{
 			"schedule only, and builder migrate removes the triggers (so the " +
 			"primary's writes pay nothing)."},
 	{Name: "builder.debounce",
+		Default: 100 * time.Millisecond,
+		Meaning: "a change's build starts once no other change has come for this long…",
+		Comment: "The quiet period after a change before its build starts: a burst of " +
+			"changes closer together than this makes one build.",
 		Check: func(c Config, bad Bad) {
 			if c.Builder.Debounce < 0 {
 				bad("must not be negative", c.Builder.Debounce)
 			}
 		},
-		Default: 100 * time.Millisecond,
-		Meaning: "a change's build starts once no other change has come for this long…",
-		Comment: "The quiet period after a change before its build starts: a burst of " +
-			"changes closer together than this makes one build."},
+	},
 	{Name: "builder.max_delay",
+		Default: time.Second,
+		Meaning: "…or this long after the first change it answers, whichever is first " +
+			"(at least `builder.debounce`)",
+		Comment: "The longest a change waits for its build while more changes keep " +
+			"coming (at least debounce).",
 		Check: func(c Config, bad Bad) {
 			if c.Builder.MaxDelay < c.Builder.Debounce {
 				bad(fmt.Sprintf("must be at least builder.debounce (%v)", c.Builder.Debounce), c.Builder.MaxDelay)
 			}
 		},
-		Default: time.Second,
-		Meaning: "…or this long after the first change it answers, whichever is first " +
-			"(at least `builder.debounce`)",
-		Comment: "The longest a change waits for its build while more changes keep " +
-			"coming (at least debounce)."},
+	},
 	{Name: "builder.replica_wait",
-		Check: func(c Config, bad Bad) {
-			if c.Builder.ReplicaWait <= 0 {
-				bad("must be a positive duration such as 10s", c.Builder.ReplicaWait)
-			}
-		},
 		Default: 10 * time.Second,
 		Meaning: "the longest a change's build waits for `replica.url` to replay the " +
 			"change before it reads anyway",
 		Comment: "A build told of a change waits until the replica (replica.url) has " +
 			"replayed the primary's log past that change, at most this long; then " +
-			"it reads anyway (and the change is published by a later build)."},
+			"it reads anyway (and the change is published by a later build).",
+		Check: func(c Config, bad Bad) {
+			if c.Builder.ReplicaWait <= 0 {
+				bad("must be a positive duration such as 10s", c.Builder.ReplicaWait)
+			}
+		},
+	},
 	{Name: "builder.metrics_listen",
+		Meaning: "address where `builder serve` answers `/metrics` (Prometheus), e.g. " +
+			"`127.0.0.1:9464`",
+		Comment: "The address where builder serve answers /metrics (Prometheus): build " +
+			"counts and durations, commit-to-published lag, replica waits. Empty: " +
+			"no listener.",
 		Check: func(c Config, bad Bad) {
 			if c.Builder.MetricsListen != "" && !strings.Contains(c.Builder.MetricsListen, ":") {
 				bad("must be an address such as 127.0.0.1:9464", quoted(c.Builder.MetricsListen))
 			}
 		},
-		Meaning: "address where `builder serve` answers `/metrics` (Prometheus), e.g. " +
-			"`127.0.0.1:9464`",
-		Comment: "The address where builder serve answers /metrics (Prometheus): build " +
-			"counts and durations, commit-to-published lag, replica waits. Empty: " +
-			"no listener."},
+	},
 	{Name: "edge.listen",
+		Default: ":8080",
+		Meaning: "address the edge listens on",
+		Comment: "The address the edge listens on.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.Listen == "" {
 				bad("must be an address such as :8080", `""`)
 			}
 		},
-		Default: ":8080",
-		Meaning: "address the edge listens on",
-		Comment: "The address the edge listens on."},
+	},
 	{Name: "edge.base_path",
+		Default: "/api/v2",
+		Meaning: "the version segment of `{base_url}`",
+		Comment: "The versioned base path every API route sits under; starts with / " +
+			"and does not end with /.",
 		Check: func(c Config, bad Bad) {
 			if !strings.HasPrefix(c.Edge.BasePath, "/") || strings.HasSuffix(c.Edge.BasePath, "/") {
 				bad("must start with / and not end with /", quoted(c.Edge.BasePath))
 			}
 		},
-		Default: "/api/v2",
-		Meaning: "the version segment of `{base_url}`",
-		Comment: "The versioned base path every API route sits under; starts with / " +
-			"and does not end with /."},
+	},
 	{Name: "edge.public_url",
-		Check: func(c Config, bad Bad) { publicURL(c.Edge.PublicURL, bad) },
 		Meaning: "the URL partners reach the edge at, before `edge.base_path` " +
 			"(`https://api.example.com`): the feeds' `next` URLs start with it; " +
 			"none: the request's scheme and host (`X-Forwarded-Proto`/`-Host` " +
@@ -248,18 +263,21 @@ var keys = []Key{
 		Comment: "The URL partners reach the edge at, before base_path " +
 			"(https://api.example.com): the feeds' next URLs start with it. " +
 			"Empty: the scheme and host of each request, with X-Forwarded-Proto " +
-			"and X-Forwarded-Host believed only from trusted_proxies."},
+			"and X-Forwarded-Host believed only from trusted_proxies.",
+		Check: func(c Config, bad Bad) { publicURL(c.Edge.PublicURL, bad) },
+	},
 	{Name: "edge.rate_limit",
+		Default: 60,
+		Meaning: "accepted requests per token in any rolling minute (D23)",
+		Comment: "Accepted requests per token in any rolling 60-second window " +
+			"(decision D23); failed authentication is limited per client address " +
+			"the same way.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.RateLimit <= 0 {
 				bad("must be > 0", c.Edge.RateLimit)
 			}
 		},
-		Default: 60,
-		Meaning: "accepted requests per token in any rolling minute (D23)",
-		Comment: "Accepted requests per token in any rolling 60-second window " +
-			"(decision D23); failed authentication is limited per client address " +
-			"the same way."},
+	},
 	{Name: "edge.poll_interval",
 		Check:   func(c Config, bad Bad) { positive(c.Edge.PollInterval, bad) },
 		Default: time.Second,
@@ -271,12 +289,6 @@ var keys = []Key{
 			"an hour per edge at 1s. A snapshot built over the one the edge " +
 			"serves is loaded from its delta and its changed documents only."},
 	{Name: "edge.token_refresh",
-		Check: func(c Config, bad Bad) {
-			positive(c.Edge.TokenRefresh, bad)
-			if c.Edge.TokenRefresh > MaxTokenRefresh {
-				bad("must be at most 20s so that revocation takes effect within 30 s (D22: the refresh, its query of at most 5 s and the replica's lag)", c.Edge.TokenRefresh)
-			}
-		},
 		Default: 10 * time.Second,
 		Meaning: "how often token hashes are reloaded, on a connection of their own " +
 			"(at most 20s: with the reload's 5 s query timeout and replication " +
@@ -284,18 +296,26 @@ var keys = []Key{
 		Comment: "How often the edge reloads the active token hashes; a revoked token " +
 			"stops working within this time. At most 20s, so that with the " +
 			"reload's query (at most 5 s) and the replica's lag a revoked token " +
-			"stops working within 30 s (decision D22)."},
+			"stops working within 30 s (decision D22).",
+		Check: func(c Config, bad Bad) {
+			positive(c.Edge.TokenRefresh, bad)
+			if c.Edge.TokenRefresh > MaxTokenRefresh {
+				bad("must be at most 20s so that revocation takes effect within 30 s (D22: the refresh, its query of at most 5 s and the replica's lag)", c.Edge.TokenRefresh)
+			}
+		},
+	},
 	{Name: "edge.cache_max_age",
+		Default: 60 * time.Second,
+		Meaning: "`Cache-Control: private, max-age` of static reads",
+		Comment: "How long clients may reuse a static document without asking again: " +
+			"static responses carry Cache-Control \"private, max-age=<seconds>\"; 0 " +
+			"makes them revalidate (with ETag) every time.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.CacheMaxAge < 0 {
 				bad("must not be negative", c.Edge.CacheMaxAge)
 			}
 		},
-		Default: 60 * time.Second,
-		Meaning: "`Cache-Control: private, max-age` of static reads",
-		Comment: "How long clients may reuse a static document without asking again: " +
-			"static responses carry Cache-Control \"private, max-age=<seconds>\"; 0 " +
-			"makes them revalidate (with ETag) every time."},
+	},
 	{Name: "edge.cors_origins",
 		Meaning: "origins allowed to call from a browser (comma-separated in the " +
 			"environment); their preflights (`OPTIONS` with `Origin` and " +
@@ -323,11 +343,6 @@ var keys = []Key{
 		Meaning: "deadline of one live search; past it the client gets 503",
 		Comment: "The longest a live class search may run before it is cancelled."},
 	{Name: "edge.search_cache",
-		Check: func(c Config, bad Bad) {
-			if c.Edge.SearchCache < 0 {
-				bad("must not be negative (0 disables the cache)", c.Edge.SearchCache)
-			}
-		},
 		Default: 5 * time.Second,
 		Meaning: "how long the edge reuses a live search's response for the same " +
 			"parameters (and concurrent identical searches share one query): a " +
@@ -346,7 +361,13 @@ var keys = []Key{
 			"last fifth of this period is refreshed in the background while it is " +
 			"still served, so searches that keep being asked for never wait for " +
 			"their query. Errors and 503s are never reused. 0 disables the cache: " +
-			"every search queries the replica."},
+			"every search queries the replica.",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.SearchCache < 0 {
+				bad("must not be negative (0 disables the cache)", c.Edge.SearchCache)
+			}
+		},
+	},
 	{Name: "edge.search_index",
 		Default: true,
 		Meaning: "keep what the class search matches on (public courses, the dates of " +
@@ -367,13 +388,6 @@ var keys = []Key{
 			"ASCII, the search runs in the replica alone. false: every search " +
 			"runs in the replica alone."},
 	{Name: "edge.trusted_proxies",
-		Check: func(c Config, bad Bad) {
-			for _, cidr := range c.Edge.TrustedProxies {
-				if _, err := netip.ParsePrefix(cidr); err != nil {
-					bad("must be CIDR ranges such as 10.0.0.0/8", quoted(cidr))
-				}
-			}
-		},
 		Meaning: "CIDR ranges of load balancers; when set, the client address is read " +
 			"from `X-Forwarded-For` through them only (comma-separated in the " +
 			"environment)",
@@ -384,14 +398,16 @@ var keys = []Key{
 			"shares the balancer's address and one client's bad tokens would " +
 			"block them all; the address is then read from X-Forwarded-For, " +
 			"trusting only these hops. As an environment variable, a " +
-			"comma-separated list."},
-	{Name: "edge.redis_url",
+			"comma-separated list.",
 		Check: func(c Config, bad Bad) {
-			if c.Edge.RedisURL != "" && !validRedisURL(c.Edge.RedisURL) {
-				// The URL may hold a password: it is not shown.
-				bad("must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS", "a value of another form")
+			for _, cidr := range c.Edge.TrustedProxies {
+				if _, err := netip.ParsePrefix(cidr); err != nil {
+					bad("must be CIDR ranges such as 10.0.0.0/8", quoted(cidr))
+				}
 			}
 		},
+	},
+	{Name: "edge.redis_url",
 		Meaning: "the Redis several edges share their rate limits through " +
 			"(`redis://HOST:PORT/DB`, `rediss://` for TLS); none: each edge " +
 			"counts in memory (see " +
@@ -401,27 +417,34 @@ var keys = []Key{
 			"once per edge: redis://HOST:PORT/DB, rediss:// for TLS, a password " +
 			"as redis://:PASSWORD@HOST:PORT/DB or in redis_password. Empty: each " +
 			"edge counts in its own memory (right for a single edge). When Redis " +
-			"does not answer, each edge counts in memory until it does."},
+			"does not answer, each edge counts in memory until it does.",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.RedisURL != "" && !validRedisURL(c.Edge.RedisURL) {
+				// The URL may hold a password: it is not shown.
+				bad("must be redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS", "a value of another form")
+			}
+		},
+	},
 	{Name: "edge.redis_password",
 		Meaning: "Redis's password when the URL has none",
 		Comment: "The Redis password when the URL has none. Redacted when the " +
 			"configuration is logged; better set as CATALOGUE_EDGE_REDIS_PASSWORD " +
 			"than in this file."},
 	{Name: "edge.redis_timeout",
-		Check: func(c Config, bad Bad) {
-			if c.Edge.RedisTimeout <= 0 || c.Edge.RedisTimeout > maxRedisTimeout {
-				bad("must be between 1ms and 1s: a Redis that hangs costs a request up to this much", c.Edge.RedisTimeout)
-			}
-		},
 		Default: 50 * time.Millisecond,
 		Meaning: "the longest a request waits for Redis; past it the edge counts in " +
 			"memory until Redis answers again (at most 1s)",
 		Comment: "The longest the edge waits for Redis on a request (connecting " +
 			"included); past it the request is counted in memory and the edge " +
 			"stops asking Redis until a probe (every second) finds it answering. " +
-			"Between 1ms and 1s."},
+			"Between 1ms and 1s.",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.RedisTimeout <= 0 || c.Edge.RedisTimeout > maxRedisTimeout {
+				bad("must be between 1ms and 1s: a Redis that hangs costs a request up to this much", c.Edge.RedisTimeout)
+			}
+		},
+	},
 	{Name: "edge.metrics_listen",
-		Check: func(c Config, bad Bad) { edgeMetricsListen(c.Edge, bad) },
 		Meaning: "address where the edge answers `/metrics` (Prometheus), e.g. " +
 			"`127.0.0.1:9465`: never on `edge.listen`, which the public reaches " +
 			"(D26); none: no metrics listener",
@@ -429,27 +452,25 @@ var keys = []Key{
 			"by route and status, latencies, the snapshot served, the store's " +
 			"errors. Never on listen, which the public reaches (decision D26): " +
 			"bind it where only the scraper reaches it, such as 127.0.0.1:9465 or " +
-			"a private interface. Empty: no metrics listener."},
+			"a private interface. Empty: no metrics listener.",
+		Check: func(c Config, bad Bad) { edgeMetricsListen(c.Edge, bad) },
+	},
 	{Name: "edge.jwt.hmac_secret",
-		Check: func(c Config, bad Bad) {
-			if s := c.Edge.JWT.HMACSecret; s != "" && len(s) < minHMACSecret {
-				// The secret itself is never shown, only its length.
-				bad(fmt.Sprintf("must be at least %d bytes (RFC 7518: as long as the SHA-256 hash)", minHMACSecret), fmt.Sprintf("%d bytes", len(s)))
-			}
-		},
 		Meaning: "the HS256 secret shared with the provider's sign-in, at least 32 " +
 			"bytes (redacted in the logged configuration); students' JWTs are " +
 			"accepted only when this or `edge.jwt.jwks_url` is set (D30)",
 		Comment: "The shared secret HS256 tokens are signed with (what Laravel's usual " +
 			"JWT packages issue by default: JWT_SECRET). At least 32 bytes. " +
 			"Redacted when the configuration is logged; better set as " +
-			"CATALOGUE_EDGE_JWT_HMAC_SECRET than in this file."},
-	{Name: "edge.jwt.jwks_url",
+			"CATALOGUE_EDGE_JWT_HMAC_SECRET than in this file.",
 		Check: func(c Config, bad Bad) {
-			if c.Edge.JWT.JWKSURL != "" && !validJWKSURL(c.Edge.JWT.JWKSURL) {
-				bad("must be an https:// URL (http:// only to localhost)", quoted(c.Edge.JWT.JWKSURL))
+			if s := c.Edge.JWT.HMACSecret; s != "" && len(s) < minHMACSecret {
+				// The secret itself is never shown, only its length.
+				bad(fmt.Sprintf("must be at least %d bytes (RFC 7518: as long as the SHA-256 hash)", minHMACSecret), fmt.Sprintf("%d bytes", len(s)))
 			}
 		},
+	},
+	{Name: "edge.jwt.jwks_url",
 		Meaning: "an identity provider's JWKS endpoint for RS256, ES256 and EdDSA JWTs " +
 			"(`https://`, or `http://` to localhost): fetched at start and every " +
 			"10 minutes, and for a key id it does not hold at most once per 30 s " +
@@ -462,7 +483,13 @@ var keys = []Key{
 			"EdDSA tokens: https:// (http:// only to localhost). Fetched at start " +
 			"and every 10 minutes, and again (at most every 30 s) when a token " +
 			"names a key id it does not hold; when a fetch fails, the keys " +
-			"fetched last stay in force."},
+			"fetched last stay in force.",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.JWT.JWKSURL != "" && !validJWKSURL(c.Edge.JWT.JWKSURL) {
+				bad("must be an https:// URL (http:// only to localhost)", quoted(c.Edge.JWT.JWKSURL))
+			}
+		},
+	},
 	{Name: "edge.jwt.issuer",
 		Meaning: "when set, a JWT's `iss` must equal it",
 		Comment: "When set, a token's iss must equal it; empty: not checked."},
@@ -471,61 +498,66 @@ var keys = []Key{
 		Comment: "When set, a token's aud must be it or a list holding it; empty: not " +
 			"checked."},
 	{Name: "edge.jwt.leeway",
+		Default: 30 * time.Second,
+		Meaning: "the clock skew allowed on `exp` (required), `nbf` and `iat`; at most " +
+			"5m",
+		Comment: "Clock skew allowed when checking exp (required), nbf and iat. At " +
+			"most 5m.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.JWT.Leeway < 0 || c.Edge.JWT.Leeway > maxLeeway {
 				bad("must be between 0s and "+maxLeeway.String(), c.Edge.JWT.Leeway)
 			}
 		},
-		Default: 30 * time.Second,
-		Meaning: "the clock skew allowed on `exp` (required), `nbf` and `iat`; at most " +
-			"5m",
-		Comment: "Clock skew allowed when checking exp (required), nbf and iat. At " +
-			"most 5m."},
+	},
 	{Name: "edge.jwt.student_claim",
+		Default: "sub",
+		Meaning: "the claim naming the student, `registrations.student_id` (a string " +
+			"or an integer); a JWT without it is refused (D31)",
+		Comment: "The claim naming the student: registrations.student_id, a string or " +
+			"an integer. A token without it is refused.",
 		Check: func(c Config, bad Bad) {
 			if strings.TrimSpace(c.Edge.JWT.StudentClaim) == "" {
 				bad("must name a claim, such as sub", `""`)
 			}
 		},
-		Default: "sub",
-		Meaning: "the claim naming the student, `registrations.student_id` (a string " +
-			"or an integer); a JWT without it is refused (D31)",
-		Comment: "The claim naming the student: registrations.student_id, a string or " +
-			"an integer. A token without it is refused."},
+	},
 	{Name: "edge.jwt.max_lifetime",
-		Check: func(c Config, bad Bad) {
-			if c.Edge.JWT.MaxLifetime <= 0 {
-				bad("must be a positive duration such as 24h", c.Edge.JWT.MaxLifetime)
-			}
-		},
 		Default: 24 * time.Hour,
 		Meaning: "the longest lifetime, `exp` minus `iat`, accepted from a JWT that " +
 			"has `iat` (one without `iat` is not checked for it)",
 		Comment: "The longest lifetime accepted, exp minus iat, from a token that has " +
 			"iat (one without iat is not checked for it): a token meant to live " +
-			"for years is refused."},
-	{Name: "feeds.retention",
+			"for years is refused.",
 		Check: func(c Config, bad Bad) {
-			if c.Feeds.Retention < MinRetention {
-				bad("must be at least 48h, so that a partner reading once a day sees every deletion", c.Feeds.Retention)
+			if c.Edge.JWT.MaxLifetime <= 0 {
+				bad("must be a positive duration such as 24h", c.Edge.JWT.MaxLifetime)
 			}
 		},
+	},
+	{Name: "feeds.retention",
 		Default: 168 * time.Hour,
 		Meaning: "how long a deleted course or class stays in the feeds as a " +
 			"tombstone, at least 48h (D36)",
 		Comment: "How long a deleted course or class (removed, made non-public, or its " +
 			"course made non-public) stays in the feeds as a tombstone; at least " +
 			"48h. A partner that reads less often than this must mirror again " +
-			"from the start."},
+			"from the start.",
+		Check: func(c Config, bad Bad) {
+			if c.Feeds.Retention < MinRetention {
+				bad("must be at least 48h, so that a partner reading once a day sees every deletion", c.Feeds.Retention)
+			}
+		},
+	},
 	{Name: "feeds.license",
+		Default: "https://creativecommons.org/licenses/by/4.0/",
+		Meaning: "the `license` of every feed page (D35)",
+		Comment: "The license every feed page names.",
 		Check: func(c Config, bad Bad) {
 			if u, err := url.Parse(c.Feeds.License); err != nil || u.Scheme == "" || u.Host == "" {
 				bad("must be an absolute URL", quoted(c.Feeds.License))
 			}
 		},
-		Default: "https://creativecommons.org/licenses/by/4.0/",
-		Meaning: "the `license` of every feed page (D35)",
-		Comment: "The license every feed page names."},
+	},
 	{Name: "webhooks.allow_http",
 		Default: false,
 		Meaning: "permit `http://` webhook endpoints (D43); otherwise `https://` only, " +
@@ -542,16 +574,17 @@ var keys = []Key{
 			"the address actually connected to (DNS can change). For tests and " +
 			"private networks."},
 	{Name: "webhooks.timeout",
+		Default: 10 * time.Second,
+		Meaning: "the longest one delivery takes, connecting included; a 2xx within it " +
+			"is success (D42; at most 10s)",
+		Comment: "The longest one delivery may take, connecting included; a 2xx within " +
+			"it is success. At most 10s (D42).",
 		Check: func(c Config, bad Bad) {
 			if c.Webhooks.Timeout <= 0 || c.Webhooks.Timeout > MaxWebhookTimeout {
 				bad("must be between 1ms and 10s (D42: a 2xx within 10 s is success)", c.Webhooks.Timeout)
 			}
 		},
-		Default: 10 * time.Second,
-		Meaning: "the longest one delivery takes, connecting included; a 2xx within it " +
-			"is success (D42; at most 10s)",
-		Comment: "The longest one delivery may take, connecting included; a 2xx within " +
-			"it is success. At most 10s (D42)."},
+	},
 	{Name: "webhooks.retry_base",
 		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.RetryBase, bad) },
 		Default: 5 * time.Second,
@@ -560,14 +593,15 @@ var keys = []Key{
 		Comment: "The wait before a failed delivery's first retry; each later wait " +
 			"doubles up to retry_max, with jitter."},
 	{Name: "webhooks.retry_max",
+		Default: time.Hour,
+		Meaning: "the longest wait between two retries",
+		Comment: "The longest wait between two retries.",
 		Check: func(c Config, bad Bad) {
 			if c.Webhooks.RetryMax < c.Webhooks.RetryBase {
 				bad(fmt.Sprintf("must be at least webhooks.retry_base (%v)", c.Webhooks.RetryBase), c.Webhooks.RetryMax)
 			}
 		},
-		Default: time.Hour,
-		Meaning: "the longest wait between two retries",
-		Comment: "The longest wait between two retries."},
+	},
 	{Name: "webhooks.retry_for",
 		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.RetryFor, bad) },
 		Default: 24 * time.Hour,
@@ -591,29 +625,31 @@ var keys = []Key{
 		Comment: "The longest a delivery waits for the edges to serve the snapshot it " +
 			"announces (D42); past it, it is sent anyway and a warning is logged."},
 	{Name: "webhooks.stuck_after",
+		Default: time.Minute,
+		Meaning: "a delivery job running this long is taken as abandoned by a builder " +
+			"that died, and run again (longer than webhooks.timeout)",
+		Comment: "A delivery job running longer than this is taken as abandoned by a " +
+			"builder that died and run again by another; longer than timeout.",
 		Check: func(c Config, bad Bad) {
 			if c.Webhooks.StuckAfter <= c.Webhooks.Timeout {
 				bad(fmt.Sprintf("must be longer than webhooks.timeout (%v): a delivery still running must never be taken as abandoned", c.Webhooks.Timeout), c.Webhooks.StuckAfter)
 			}
 		},
-		Default: time.Minute,
-		Meaning: "a delivery job running this long is taken as abandoned by a builder " +
-			"that died, and run again (longer than webhooks.timeout)",
-		Comment: "A delivery job running longer than this is taken as abandoned by a " +
-			"builder that died and run again by another; longer than timeout."},
+	},
 	{Name: "webhooks.workers",
-		Check: func(c Config, bad Bad) {
-			if c.Webhooks.Workers < 1 {
-				bad("must be >= 1", c.Webhooks.Workers)
-			}
-		},
 		Default: 20,
 		Meaning: "deliveries one builder makes at once, each to a different endpoint; " +
 			"`builder serve` opens this many connections to database.url, and 4 " +
 			"more, for them",
 		Comment: "The deliveries one builder makes at once, each to a different " +
 			"endpoint; builder serve opens up to this many connections to " +
-			"database.url, and 4 more, for them."},
+			"database.url, and 4 more, for them.",
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.Workers < 1 {
+				bad("must be >= 1", c.Webhooks.Workers)
+			}
+		},
+	},
 	{Name: "log.requests",
 		Default: true,
 		Meaning: "the edge logs one line per request (method, route, path, status, " +
