@@ -21,14 +21,11 @@ func TestCommandsReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "\n## Commands\n")
-	if ok {
-		_, rest, ok = strings.Cut(rest, "\n```text\n")
+	block, err := docs.Block(string(b), "## Commands", "```text")
+	if err != nil {
+		t.Fatalf("builder/README.md: %v", err)
 	}
-	if !ok {
-		t.Fatal("builder/README.md has no ```text block under ## Commands")
-	}
-	block, _, _ := strings.Cut(rest, "```")
+	block += "\n"
 	if block != help.String() {
 		t.Errorf("builder/README.md's commands reference is not what builder help prints; paste the output of\n"+
 			"go run ./cmd/builder help\n--- the README's block:\n%s--- builder help:\n%s", block, help.String())

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"strings"
 	"testing"
+
+	"github.com/trainingco/catalogue/cmd/internal/docs"
 )
 
 // TestHelpReference holds the edge command's reference in edge/README.md (the text block
@@ -24,14 +25,11 @@ func TestHelpReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "\n## The edge command\n")
-	if ok {
-		_, rest, ok = strings.Cut(rest, "\n```text\n")
+	block, err := docs.Block(string(b), "## The edge command", "```text")
+	if err != nil {
+		t.Fatalf("edge/README.md: %v", err)
 	}
-	if !ok {
-		t.Fatal("edge/README.md has no ```text block under ## The edge command")
-	}
-	block, _, _ := strings.Cut(rest, "```")
+	block += "\n"
 	if block != out.String() {
 		t.Errorf("edge/README.md's reference is not what edge -h prints; paste the output of\n"+
 			"go run ./cmd/edge -h 2>/dev/null\n--- the README's block:\n%s--- edge -h:\n%s", block, out.String())
