@@ -2,10 +2,14 @@ package builder
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/store"
+	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
 )
 
@@ -20,9 +24,10 @@ func Status(ctx context.Context, cfg config.Config) (publish.Status, error) {
 
 // Rollback serves the documents of the kept snapshot id again (an empty id: the ones before
 // the current) as a new snapshot, announced in the feeds with new change numbers (D39), and
-// returns its publication (publish.Publisher.Rollback). It takes the builder lock first when a database is
-// configured, so that it cannot race a publication whose collection might delete the
-// snapshot it rolls back to; waiting is called once if it has to wait.
+// returns its publication (publish.Publisher.Rollback); one that changed served documents
+// queues its webhooks too. It takes the builder lock first when a database is configured, so
+// that it cannot race a publication whose collection might delete the snapshot it rolls
+// back to; waiting is called once if it has to wait.
 func Rollback(ctx context.Context, cfg config.Config, id string, waiting func()) (publish.Result, error) {
 	var held func(context.Context) error
 	if dbURL, err := primaryURL(cfg); err == nil {
@@ -39,5 +44,40 @@ func Rollback(ctx context.Context, cfg config.Config, id string, waiting func())
 	}
 	p := newPublisher(cfg, st, nil, nil)
 	p.CheckLock = held
-	return p.Rollback(ctx, id)
+	res, err := p.Rollback(ctx, id)
+	if err != nil && !errors.Is(err, publish.ErrCollect) {
+		return res, err
+	}
+	if qerr := announceRollback(ctx, cfg, res); qerr != nil {
+		return res, fmt.Errorf("snapshot %s is published, but %w: %w", res.SnapshotID, ErrAnnounce, qerr)
+	}
+	return res, err
+}
+
+// ErrAnnounce is wrapped by the error of a rollback that is published but whose webhooks
+// could not be queued: partners following the feeds still read its changes.
+var ErrAnnounce = errors.New("its webhooks could not be queued")
+
+// announceRollback queues the catalogue.changed of a rollback that changed served
+// documents (D41), as builder serve does after its builds; builder serve delivers it once
+// the edges serve the snapshot (D42). Webhooks live on database.url: without it, or
+// without their tables, there is no endpoint to announce to.
+func announceRollback(ctx context.Context, cfg config.Config, res publish.Result) error {
+	if cfg.Database.URL == "" || res.Feed.Empty() {
+		return nil
+	}
+	pool, err := pgxpool.New(ctx, cfg.Database.URL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if ok, err := webhookTables(ctx, pool); err != nil || !ok {
+		return err
+	}
+	q, err := queue.New(queue.Options{Pool: pool, Config: cfg.Webhooks, Edge: cfg.Edge}, false)
+	if err != nil {
+		return err
+	}
+	_, err = q.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses, Classes: res.Feed.Classes, After: res.Feed.After})
+	return err
 }

@@ -36,8 +36,7 @@ func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the database for the webhooks: %w", err)
 	}
-	var ready bool
-	err = pool.QueryRow(ctx, "SELECT to_regclass('webhook_endpoints') IS NOT NULL AND to_regclass('river_job') IS NOT NULL").Scan(&ready)
+	ready, err := webhookTables(ctx, pool)
 	if err != nil || !ready {
 		pool.Close()
 		s.log.Warn("webhooks are off: the database has no webhook tables yet; run builder migrate", "error", errString(err))
@@ -67,6 +66,14 @@ func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// webhookTables says whether the database has the webhook tables (builder migrate makes
+// them).
+func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var ready bool
+	err := pool.QueryRow(ctx, "SELECT to_regclass('webhook_endpoints') IS NOT NULL AND to_regclass('river_job') IS NOT NULL").Scan(&ready)
+	return ready, err
 }
 
 // announce queues the catalogue.changed of a publication that changed a served course or
