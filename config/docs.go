@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +64,7 @@ func ExampleFile() []byte {
 		if isEmpty(fieldOf(d, k.Name)) {
 			shown = "empty."
 		}
-		writeComment(&b, indent, append(strings.Fields(k.Comment), "Default: "+shown)...)
+		writeComment(&b, indent, append(strings.Fields(plainText(k.Doc)), "Default: "+shown)...)
 		fmt.Fprintf(&b, "%s%s: %s\n", indent, leaf, value)
 	}
 	return []byte(b.String())
@@ -100,9 +101,27 @@ func KeyTable() string {
 		default:
 			shown = "`" + strings.Trim(yamlValue(f), `"`) + "`"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", k.Name, EnvName(k.Name), shown, k.Meaning)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", k.Name, EnvName(k.Name), shown, firstSentence(k.Doc))
 	}
 	return b.String()
+}
+
+// firstSentence is doc up to its first period followed by a space (the period included):
+// the key table's meaning. A Doc therefore avoids "e.g." and the like in its first sentence.
+func firstSentence(doc string) string {
+	if i := strings.Index(doc, ". "); i >= 0 {
+		return doc[:i+1]
+	}
+	return doc
+}
+
+// markdownLink is a Markdown link, [text](target).
+var markdownLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+
+// plainText is a Doc as the example file shows it: links as their text, code spans without
+// their backquotes.
+func plainText(doc string) string {
+	return strings.ReplaceAll(markdownLink.ReplaceAllString(doc, "$1"), "`", "")
 }
 
 // isEmpty reports whether a default is the empty string or list (durations and numbers
