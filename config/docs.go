@@ -28,6 +28,7 @@ const exampleHeader = `# catalogue.example.yaml: every configuration key of the 
 # defaults. The configuration is checked at start; a bad value is refused with its key named,
 # and so is a key this file does not show, or a CATALOGUE_* variable that is no key's, with
 # the nearest known key (a misspelt key would otherwise leave its default in force).
+# Dnn names a decision of the API, listed in edge/DECISIONS.md.
 #
 # Generated from config/keys.go by go generate ./config: edit that file, not this one.
 `
