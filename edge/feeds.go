@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/edge/gzipbody"
 	"github.com/trainingco/catalogue/edge/jsonstr"
@@ -148,8 +149,11 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedR
 	if gz {
 		h["Content-Encoding"] = hdrGzip
 		if pg.gzip == nil {
-			page := r.body(s.license)
-			pg.gzip, kept = gzipbody.Append(make([]byte, 0, len(page)/4+64), page), false
+			page, compress := r.body(s.license), gzipbody.Append
+			if !r.last() && s.feedPages.hasRoom(snap.ID()) {
+				compress = gzipbody.AppendSmallest // compressed once, sent many times
+			}
+			pg.gzip, kept = compress(make([]byte, 0, len(page)/4+64), page), false
 		}
 		body = pg.gzip
 	} else {
@@ -164,7 +168,7 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedR
 	if req.Method == http.MethodHead {
 		return nil
 	}
-	_, _ = res.Write(body) // a failed write means the client has gone
+	cork.Write(res, req, body)
 	return nil
 }
 

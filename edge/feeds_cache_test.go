@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"runtime"
@@ -124,4 +126,45 @@ func TestFeedPageKeptPerHost(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFeedPageKeptCompressedBest: a kept page is compressed at the best level, as the
+// documents are, since it is compressed once and sent many times: its gzip body is within
+// 5% of compress/gzip's BestCompression of the page, and decompresses to the page. Seen
+// failing when kept pages were compressed at BestSpeed (made for bodies sent once).
+func TestFeedPageKeptCompressedBest(t *testing.T) {
+	ts := startOn(t, openStore(t, testkit.NewLocalStore(t)), classLikeFeedPage())
+	const target = "/api/v2/public/feeds/classes"
+	plain := ts.get(http.MethodGet, target, map[string]string{"Accept-Encoding": "identity"}).Body
+	gz := ts.get(http.MethodGet, target, map[string]string{"Accept-Encoding": "gzip"}).Body
+	zr, err := gzip.NewReader(strings.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || string(b) != plain {
+		t.Fatalf("the gzip page decompresses to %d bytes (%v), not the %d of the page", len(b), err, len(plain))
+	}
+	var best strings.Builder
+	zw, _ := gzip.NewWriterLevel(&best, gzip.BestCompression)
+	_, _ = zw.Write([]byte(plain))
+	_ = zw.Close()
+	if limit := best.Len() + best.Len()/20; len(gz) > limit {
+		t.Errorf("the kept gzip page is %d bytes, want at most %d (BestCompression makes %d)", len(gz), limit, best.Len())
+	}
+}
+
+// classLikeFeedPage is fullFeedPage with documents shaped like class documents (names,
+// times, numbers that vary), on which the gzip levels differ as they do on real pages.
+func classLikeFeedPage() fixture {
+	f := fixture{id: "class-like-feed", docs: map[string]string{}, modified: map[string]int64{}}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	rooms := []string{"Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra", "Barbara Liskov"}
+	for id := 1; id <= FeedPageSize; id++ {
+		route := fmt.Sprintf("/public/class/%d", id)
+		f.docs[route] = fmt.Sprintf(`{"id":%d,"course_id":%d,"course_title":"Course %x","starts_at":"2026-%02d-%02dT%02d:%02d:00Z","room":{"id":%d,"name":"%s room %d"},"capacity":%d,"seats_left":%d}`,
+			id, rnd.IntN(2000), rnd.Uint32(), 1+rnd.IntN(12), 1+rnd.IntN(28), rnd.IntN(24), 15*rnd.IntN(4),
+			rnd.IntN(300), rooms[rnd.IntN(len(rooms))], rnd.IntN(40), 10+rnd.IntN(30), rnd.IntN(10))
+		f.modified[route] = int64(id)
+	}
+	return f
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/docstore"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) handleOpenAPI(c echo.Context) error {
 	if req.Method == http.MethodHead {
 		return nil
 	}
-	_, _ = res.Write(body) // a failed write means the client has gone
+	cork.Write(res, req, body)
 	return nil
 }
 

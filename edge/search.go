@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/search"
 )
 
@@ -70,7 +71,6 @@ func writeSearch(c echo.Context, res search.Result, cacheControl []string) error
 	if req.Method == http.MethodHead {
 		return nil
 	}
-	// A failed write means the client has gone; there is nobody left to tell.
-	_, _ = w.Write(body)
+	cork.Write(w, req, body)
 	return nil
 }

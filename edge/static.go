@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/docstore"
 )
 
@@ -142,9 +143,7 @@ func (s *Server) serveVary(c echo.Context, snap *docstore.Snapshot, doc *docstor
 	if req.Method == http.MethodHead {
 		return nil
 	}
-	// A failed write means the client has gone; the status is sent and there is nobody left
-	// to tell, so the error is dropped.
-	_, _ = res.Write(body)
+	cork.Write(res, req, body)
 	runtime.KeepAlive(doc) // body is in doc's chunk, which must stay mapped until here
 	return nil
 }

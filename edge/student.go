@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/docstore"
 	"github.com/trainingco/catalogue/edge/gzipbody"
 	"github.com/trainingco/catalogue/edge/student"
@@ -59,7 +60,6 @@ func (s *Server) serveStudentClass(c echo.Context, snap *docstore.Snapshot, doc 
 	if req.Method == http.MethodHead {
 		return nil
 	}
-	// A failed write means the client has gone; there is nobody left to tell.
-	_, _ = res.Write(body)
+	cork.Write(res, req, body)
 	return nil
 }

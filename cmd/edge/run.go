@@ -19,6 +19,7 @@ import (
 	"github.com/trainingco/catalogue/cmd/internal/metricsserve"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/ratelimit"
 	"github.com/trainingco/catalogue/templates"
 )
@@ -248,6 +249,7 @@ func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handle
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnContext:       cork.ConnContext, // for edge's large bodies (cork.Write)
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
