@@ -49,6 +49,24 @@ func Write(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	setCork(rc, true)
 	_, _ = w.Write(body)
-	_ = http.NewResponseController(w).Flush()
+	flush(w)
 	setCork(rc, false) // sends what the cork held
+}
+
+// flush flushes net/http's buffers under w's wrappers. It unwraps rather than calling a
+// wrapper's Flush, which may panic where flushing is not supported (Echo's does); a writer
+// that cannot flush has its last bytes sent when the handler returns, uncorked, as if
+// nothing had been corked.
+func flush(w http.ResponseWriter) {
+	for {
+		switch t := w.(type) {
+		case interface{ FlushError() error }:
+			_ = t.FlushError()
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return
+		}
+	}
 }

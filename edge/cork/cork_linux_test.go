@@ -24,7 +24,7 @@ type sent struct {
 }
 
 // serveOnce starts a server whose handler writes body with Write and reports what it sent.
-func serveOnce(t *testing.T, body []byte) (string, <-chan sent) {
+func serveOnce(t *testing.T, body []byte, wrap func(http.ResponseWriter) http.ResponseWriter) (string, <-chan sent) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -37,7 +37,7 @@ func serveOnce(t *testing.T, body []byte) (string, <-chan sent) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
-		Write(w, r, body)
+		Write(wrap(w), r, body)
 		after, err2 := dataSegments(rc)
 		var corked int
 		err3 := rc.Control(func(fd uintptr) {
@@ -83,7 +83,16 @@ func get(t *testing.T, url string) []byte {
 // segments are bounded by half the peer's first window (32 KB), whatever the loopback's MSS.
 func TestLargeBodyLeavesInOneSegment(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), 20<<10/16)
-	url, report := serveOnce(t, body)
+	for name, wrap := range map[string]func(http.ResponseWriter) http.ResponseWriter{
+		"net/http's writer":                           func(w http.ResponseWriter) http.ResponseWriter { return w },
+		"a wrapper whose Flush panics, as Echo's may": func(w http.ResponseWriter) http.ResponseWriter { return panickyWrapper{w} },
+	} {
+		t.Run(name, func(t *testing.T) { oneSegment(t, body, wrap) })
+	}
+}
+
+func oneSegment(t *testing.T, body []byte, wrap func(http.ResponseWriter) http.ResponseWriter) {
+	url, report := serveOnce(t, body, wrap)
 	if got := get(t, url); !bytes.Equal(got, body) {
 		t.Fatalf("the client read %d bytes, not the %d written", len(got), len(body))
 	}
@@ -103,7 +112,7 @@ func TestLargeBodyLeavesInOneSegment(t *testing.T) {
 // leaves the socket uncorked.
 func TestSmallBodyIsWrittenAsItIs(t *testing.T) {
 	body := []byte(`{"id":1}`)
-	url, report := serveOnce(t, body)
+	url, report := serveOnce(t, body, func(w http.ResponseWriter) http.ResponseWriter { return w })
 	if got := get(t, url); !bytes.Equal(got, body) {
 		t.Fatalf("the client read %q, want %q", got, body)
 	}
@@ -111,3 +120,10 @@ func TestSmallBodyIsWrittenAsItIs(t *testing.T) {
 		t.Fatalf("corked %d, err %v; want 0, nil", s.corked, s.err)
 	}
 }
+
+// panickyWrapper wraps a writer as echo.Response does: its Flush panics where the writer it
+// wraps cannot flush, and it can be unwrapped.
+type panickyWrapper struct{ http.ResponseWriter }
+
+func (p panickyWrapper) Flush()                      { panic("Flush called on the wrapper") }
+func (p panickyWrapper) Unwrap() http.ResponseWriter { return p.ResponseWriter }
