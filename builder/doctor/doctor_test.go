@@ -252,3 +252,21 @@ func unwritableFolder(t *testing.T) config.Store {
 	}
 	return config.Store{URL: "file://" + f + "/catalogue"}
 }
+
+// TestReplicaLagOutcomes: the replica check says what it found: the streaming standby
+// replays the primary's mark (and how fast), and a replica.url that is a database but no
+// standby (another URL of the primary) passes as read as it is. The check waits through
+// freshness.WaitReplayOn, the wait builder serve makes before a build.
+func TestReplicaLagOutcomes(t *testing.T) {
+	o := healthy(t, true)
+	r := run(t, o)
+	if c := find(r, "replica lag"); c == nil || !c.OK || !strings.HasPrefix(c.Detail, "replayed the primary's position within ") {
+		t.Errorf("the streaming standby: %+v, want a pass that says it replayed the primary's position", c)
+	}
+	o.ReplicaURL = o.PrimaryURL + "&application_name=doctor-test" // the primary, under another URL
+	r = run(t, o)
+	want := "replica.url is not a standby (it replays nothing): it is read as it is"
+	if c := find(r, "replica lag"); c == nil || !c.OK || c.Detail != want {
+		t.Errorf("a replica.url that is no standby: %+v, want a pass saying %q", c, want)
+	}
+}

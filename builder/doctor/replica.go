@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/freshness"
-	"github.com/trainingco/catalogue/templates"
 )
 
 // checkReplica checks that the replica answers and replays the primary's log within
@@ -22,7 +21,6 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 		return c
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	tpl := templates.MustDefault() // replay_lsn.sql is always embedded
 	c = Check{Name: "replica lag"}
 	// A transaction with an xid writes a commit record, which PostgreSQL flushes (at once,
 	// or within wal_writer_delay under synchronous_commit = off) and so streams; the
@@ -35,38 +33,19 @@ func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
 		return c
 	}
 	began := time.Now()
-	deadline := began.Add(o.ReplicaLag)
-	for {
-		var replayed *string
-		if err := conn.QueryRow(ctx, tpl.SQL(templates.ReplayLSN)).Scan(&replayed); err != nil {
-			c.Detail = "cannot read the replica's replay position: " + err.Error()
-			return c
-		}
-		if replayed == nil {
-			c.OK, c.Detail = true, "replica.url is not a standby (it replays nothing): it is read as it is"
-			return c
-		}
-		r, err := freshness.ParseLSN(*replayed)
-		if err != nil {
-			c.Detail = err.Error()
-			return c
-		}
-		if r > lsn {
-			c.OK, c.Detail = true, fmt.Sprintf("replayed the primary's position within %v", time.Since(began).Round(time.Millisecond))
-			return c
-		}
-		if time.Now().After(deadline) {
-			c.Detail = fmt.Sprintf("the replica has not replayed the primary's position %s within %v (it is at %s)", lsn, o.ReplicaLag, r)
-			c.Fix = "check the replication (pg_stat_replication on the primary); builds wait up to builder.replica_wait for it"
-			return c
-		}
-		select {
-		case <-ctx.Done():
-			c.Detail = ctx.Err().Error()
-			return c
-		case <-time.After(50 * time.Millisecond):
-		}
+	caught, replayed, err := freshness.WaitReplayOn(ctx, conn, lsn+1, o.ReplicaLag) // past lsn
+	switch {
+	case err != nil:
+		c.Detail = err.Error()
+	case caught && replayed == 0:
+		c.OK, c.Detail = true, "replica.url is not a standby (it replays nothing): it is read as it is"
+	case caught:
+		c.OK, c.Detail = true, fmt.Sprintf("replayed the primary's position within %v", time.Since(began).Round(time.Millisecond))
+	default:
+		c.Detail = fmt.Sprintf("the replica has not replayed the primary's position %s within %v (it is at %s)", lsn, o.ReplicaLag, replayed)
+		c.Fix = "check the replication (pg_stat_replication on the primary); builds wait up to builder.replica_wait for it"
 	}
+	return c
 }
 
 // markWAL commits a transaction that writes only its commit record and returns the WAL

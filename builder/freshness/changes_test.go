@@ -87,26 +87,6 @@ func TestChangesGivesUpPastMaxIDs(t *testing.T) {
 	}
 }
 
-func TestChangesMerge(t *testing.T) {
-	var a, b Changes
-	_ = a.Add(`{"table": "classes", "ids": [1], "course_ids": [5]}`)
-	_ = b.Add(`{"table": "classes", "ids": [2], "course_ids": [5]}`)
-	_ = b.Add(`{"table": "rooms", "ids": [9]}`)
-	a.Merge(&b)
-	if diff := cmp.Diff([]int64{1, 2}, a.Classes()); diff != "" {
-		t.Errorf("Classes after Merge mismatch (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]int{"classes": 2, "rooms": 1}, a.Notifications()); diff != "" {
-		t.Errorf("Notifications after Merge mismatch (-want +got):\n%s", diff)
-	}
-	var all Changes
-	_ = all.Add(`{"table": "courses", "all": true}`)
-	a.Merge(&all)
-	if !a.All() {
-		t.Error("Merge of a set that says everything: All() = false")
-	}
-}
-
 func TestLSN(t *testing.T) {
 	tests := []struct {
 		in        string

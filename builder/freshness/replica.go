@@ -25,6 +25,14 @@ func WaitReplay(ctx context.Context, replicaURL string, lsn LSN, bound time.Dura
 		return false, 0, fmt.Errorf("connect to the replica: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	return WaitReplayOn(ctx, conn, lsn, bound)
+}
+
+// WaitReplayOn is WaitReplay on a connection to the replica (builder doctor's). A
+// database that is not a standby reports true and position 0.
+func WaitReplayOn(ctx context.Context, conn *pgx.Conn, lsn LSN, bound time.Duration) (bool, LSN, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 	pause := time.Millisecond
 	for {
 		var s *string
