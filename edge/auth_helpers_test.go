@@ -87,13 +87,9 @@ func newAuthEnvWith(t *testing.T, edit func(*config.Config), editOpts func(*Opti
 	env := &authEnv{clock: &fakeNow{}, logs: &lockedBuffer{}, reg: prometheus.NewRegistry()}
 	env.clock.at(0)
 	env.dbURL = testkit.NewMigratedDatabase(t)
-	conn, err := pgx.Connect(ctx, env.dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	env.conn = conn
+	env.conn = testkit.Connect(t, env.dbURL)
 	env.tokenID, env.token = env.issue(t, "auth tests")
+	var err error
 	env.replica, err = pgxpool.New(ctx, env.dbURL)
 	if err != nil {
 		t.Fatalf("open pool: %v", err)

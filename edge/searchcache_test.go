@@ -447,11 +447,7 @@ func gathered(env *searchEnv, name, result string) float64 {
 func lockClasses(t *testing.T, dbURL string) (unlock func()) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { _ = conn.Close(ctx) })
+	conn := testkit.Connect(t, dbURL)
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		t.Fatalf("begin: %v", err)

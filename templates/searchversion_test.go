@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -73,7 +72,7 @@ func TestSearchVersionCountsChanges(t *testing.T) {
 		}
 		testkit.Exec(t, db, schema) // a second migrate changes nothing
 		testkit.Exec(t, db, versionSeed)
-		conn := connect(t, db)
+		conn := testkit.Connect(t, db)
 		prev := searchVersion(t, conn)
 		for _, s := range steps {
 			if _, err := conn.Exec(context.Background(), s.sql); err != nil {
@@ -99,7 +98,7 @@ func TestSearchVersionCountsChanges(t *testing.T) {
 func TestSearchVersionWritersNeverWait(t *testing.T) {
 	db := testkit.NewMigratedDatabase(t)
 	testkit.Exec(t, db, versionSeed)
-	reader, a, b, c := connect(t, db), connect(t, db), connect(t, db), connect(t, db)
+	reader, a, b, c := testkit.Connect(t, db), testkit.Connect(t, db), testkit.Connect(t, db), testkit.Connect(t, db)
 	before := searchVersion(t, reader)
 	for _, conn := range []*pgx.Conn{a, b, c} {
 		// Any wait for a lock fails the test at once instead of hanging it.
@@ -129,18 +128,6 @@ func TestSearchVersionWritersNeverWait(t *testing.T) {
 	if got := searchVersion(t, reader); got != before+3 {
 		t.Errorf("after a rollback the version is %d, want %d", got, before+3)
 	}
-}
-
-func connect(t *testing.T, dbURL string) *pgx.Conn {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	return conn
 }
 
 func mustExec(t *testing.T, conn *pgx.Conn, sql string) {

@@ -19,13 +19,7 @@ import (
 
 func connect(t *testing.T) *pgx.Conn {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testkit.NewMigratedDatabase(t))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return testkit.Connect(t, testkit.NewMigratedDatabase(t))
 }
 
 func mustCreate(t *testing.T, conn *pgx.Conn, name string) (int64, string) {

@@ -14,7 +14,7 @@ var full = Options{Courses: 2000, Classes: 100000, Registrations: 1000000, Seed:
 //
 //	go test -run '^$' -bench Seed -benchtime 3x ./builder/seed
 func BenchmarkSeed(b *testing.B) {
-	conn := connect(b, testkit.NewMigratedDatabase(b))
+	conn := testkit.Connect(b, testkit.NewMigratedDatabase(b))
 	for b.Loop() {
 		s, err := Seed(context.Background(), conn, full)
 		if err != nil {

@@ -19,19 +19,9 @@ var today = time.Date(2027, 3, 15, 0, 0, 0, 0, time.UTC)
 
 var small = Options{Courses: 60, Classes: 1500, Registrations: 12000, Seed: 7, Today: today}
 
-func connect(t testing.TB, dbURL string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 func seeded(t *testing.T, o Options) *pgx.Conn {
 	t.Helper()
-	conn := connect(t, testkit.NewMigratedDatabase(t))
+	conn := testkit.Connect(t, testkit.NewMigratedDatabase(t))
 	if _, err := Seed(context.Background(), conn, o); err != nil {
 		t.Fatalf("Seed(%+v): %v", o, err)
 	}
@@ -67,7 +57,7 @@ func schemaOf(t *testing.T, conn *pgx.Conn) []string {
 
 func TestMigrateTwiceIsANoOp(t *testing.T) {
 	ctx := context.Background()
-	conn := connect(t, testkit.NewDatabase(t))
+	conn := testkit.Connect(t, testkit.NewDatabase(t))
 	tpl := templates.MustDefault()
 	if err := Migrate(ctx, conn, tpl, true); err != nil {
 		t.Fatalf("first Migrate: %v", err)
@@ -106,7 +96,7 @@ func counts(t *testing.T, conn *pgx.Conn) Stats {
 }
 
 func TestSeedCounts(t *testing.T) {
-	conn := connect(t, testkit.NewMigratedDatabase(t))
+	conn := testkit.Connect(t, testkit.NewMigratedDatabase(t))
 	stats, err := Seed(context.Background(), conn, small)
 	if err != nil {
 		t.Fatalf("Seed: %v", err)
@@ -132,7 +122,7 @@ func TestSeedCounts(t *testing.T) {
 // TestSeedKeepsTheSchema checks that the foreign keys Seed sets aside for the load come back
 // as they were.
 func TestSeedKeepsTheSchema(t *testing.T) {
-	conn := connect(t, testkit.NewMigratedDatabase(t))
+	conn := testkit.Connect(t, testkit.NewMigratedDatabase(t))
 	before := schemaOf(t, conn)
 	if _, err := Seed(context.Background(), conn, small); err != nil {
 		t.Fatalf("Seed: %v", err)
@@ -167,7 +157,7 @@ func triggersOf(t *testing.T, conn *pgx.Conn) []string {
 func TestMigrateTriggersFollowListen(t *testing.T) {
 	ctx := context.Background()
 	tpl := templates.MustDefault()
-	never := connect(t, testkit.NewDatabase(t))
+	never := testkit.Connect(t, testkit.NewDatabase(t))
 	if err := Migrate(ctx, never, tpl, false); err != nil {
 		t.Fatalf("Migrate without triggers: %v", err)
 	}
@@ -175,7 +165,7 @@ func TestMigrateTriggersFollowListen(t *testing.T) {
 		t.Errorf("triggers after Migrate with listen off = %v, want none", got)
 	}
 
-	conn := connect(t, testkit.NewDatabase(t))
+	conn := testkit.Connect(t, testkit.NewDatabase(t))
 	if err := Migrate(ctx, conn, tpl, true); err != nil {
 		t.Fatalf("Migrate with triggers: %v", err)
 	}
@@ -203,7 +193,7 @@ func TestMigrateTriggersFollowListen(t *testing.T) {
 func TestSeedRefusesAMappedDatabase(t *testing.T) {
 	db, _ := testkit.Laravel(t).NewMigratedDatabase(t)
 	testkit.Exec(t, db, `INSERT INTO courses (id, title, delivery, published) VALUES (1, 'Welding', 'classroom', true)`)
-	conn := connect(t, db)
+	conn := testkit.Connect(t, db)
 	for _, reset := range []bool{false, true} {
 		o := small
 		o.Reset = reset

@@ -146,7 +146,7 @@ func TestSeedAdvancesSequences(t *testing.T) {
 }
 
 func TestSeedRejectsBadOptions(t *testing.T) {
-	conn := connect(t, testkit.NewMigratedDatabase(t))
+	conn := testkit.Connect(t, testkit.NewMigratedDatabase(t))
 	tests := []struct {
 		name string
 		o    Options

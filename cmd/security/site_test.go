@@ -97,12 +97,7 @@ func newSite(t testing.TB, ds *dataset, o siteOptions) *site {
 	s := &site{ds: ds, clock: newClock(today)}
 	s.dbURL = testkit.NewMigratedDatabase(t)
 	ds.load(t, s.dbURL)
-	conn, err := pgx.Connect(ctx, s.dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	s.conn = conn
+	s.conn = testkit.Connect(t, s.dbURL)
 	s.tokenID, s.token = s.issue(t, "security tests")
 	for _, name := range o.issue {
 		id, token := s.issue(t, name)

@@ -43,6 +43,20 @@ func randomName(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
+// Connect opens a connection to dbURL for the rest of the test, failing the test if it is
+// not open within 30 s.
+func Connect(t testing.TB, dbURL string) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
 // NewDatabase creates an empty database for this test and returns its URL; it is dropped
 // when the test ends.
 func NewDatabase(t testing.TB) string {
