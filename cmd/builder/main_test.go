@@ -131,8 +131,18 @@ func TestCommandsEndToEnd(t *testing.T) {
 			}
 			// A flag after the positional argument works too.
 			out = mustRunCmd(t, "rollback", second[1], "--config", conf)
-			if m := rolledBack.FindStringSubmatch(out); m == nil || m[2] != second[1] {
-				t.Errorf("rollback %s printed %q", second[1], out)
+			m := rolledBack.FindStringSubmatch(out)
+			if m == nil || m[2] != second[1] {
+				t.Fatalf("rollback %s printed %q", second[1], out)
+			}
+			// Rolling back to the snapshot served publishes nothing: it stays current, and the
+			// message names it and announces nothing.
+			again := mustRunCmd(t, "rollback", m[1], "--config", conf)
+			if a := rolledBack.FindStringSubmatch(again); a == nil || a[1] != m[1] || a[3] != "0" || a[4] != "0" {
+				t.Errorf("rollback %s, the snapshot served, printed %q; want %s still current, nothing announced", m[1], again, m[1])
+			}
+			if status := mustRunCmd(t, append([]string{"status"}, c...)...); !strings.Contains(status, "current: "+m[1]+"\n") {
+				t.Errorf("status after rolling back to the snapshot served = %q, want %s current", status, m[1])
 			}
 		})
 	}
