@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,12 +87,7 @@ var span = regexp.MustCompile("`[^`\n]+`")
 // comment, and each inline code span outside them, without its backquotes.
 func Code(text string) []string {
 	var code []string
-	inBlock := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inBlock = !inBlock
-			continue
-		}
+	for line, inBlock := range markdownLines(text) {
 		if inBlock {
 			if i := strings.Index(line, "#"); i >= 0 && (i == 0 || line[i-1] == ' ') {
 				line = line[:i]
@@ -104,4 +100,21 @@ func Code(text string) []string {
 		}
 	}
 	return code
+}
+
+// markdownLines yields the lines of Markdown text but the fences of its code blocks, each with
+// whether it is inside one.
+func markdownLines(text string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		inBlock := false
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inBlock = !inBlock
+				continue
+			}
+			if !yield(line, inBlock) {
+				return
+			}
+		}
+	}
 }

@@ -73,12 +73,7 @@ func TestLinksResolve(t *testing.T) {
 // links returns the targets of the links of Markdown text outside its code.
 func links(text string) []string {
 	var targets []string
-	inBlock := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inBlock = !inBlock
-			continue
-		}
+	for line, inBlock := range markdownLines(text) {
 		if inBlock {
 			continue
 		}
