@@ -823,9 +823,9 @@ type ClientInterface interface {
 	// Corresponds with GET /public/courses (the `ListCourses` operationId).
 	ListCourses(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ClassFeed RPDE feed of every public classe: mirror the catalogue and follow its changes
+	// ClassFeed RPDE feed of every public class: mirror the catalogue and follow its changes
 	//
-	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
 	//
 	// Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
 	ClassFeed(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -947,9 +947,9 @@ func (c *Client) ListCourses(ctx context.Context, params *ListCoursesParams, req
 	return c.Client.Do(req)
 }
 
-// ClassFeed RPDE feed of every public classe: mirror the catalogue and follow its changes
+// ClassFeed RPDE feed of every public class: mirror the catalogue and follow its changes
 //
-// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
 //
 // Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
 func (c *Client) ClassFeed(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1627,9 +1627,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /public/courses (the `ListCourses` operationId).
 	ListCoursesWithResponse(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*ListCoursesResponse, error)
 
-	// ClassFeedWithResponse RPDE feed of every public classe: mirror the catalogue and follow its changes
+	// ClassFeedWithResponse RPDE feed of every public class: mirror the catalogue and follow its changes
 	//
-	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2976,9 +2976,9 @@ func (c *ClientWithResponses) ListCoursesWithResponse(ctx context.Context, param
 	return ParseListCoursesResponse(rsp)
 }
 
-// ClassFeedWithResponse RPDE feed of every public classe: mirror the catalogue and follow its changes
+// ClassFeedWithResponse RPDE feed of every public class: mirror the catalogue and follow its changes
 //
-// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public classe appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
 //
 // Returns a wrapper object for the known response body format(s).
 //
