@@ -2,8 +2,8 @@
 # PostgreSQL, MinIO, Redis, staticcheck, Node.js with its npm tools, Chromium, Docker's engine and
 # systemd's tools are installed on first use.
 #
-#   make test        gofmt, go mod tidy -diff, go vet, staticcheck, go build, the OpenAPI tools,
-#                    the systemd units, then the tests against real services
+#   make test        gofmt, go mod tidy -diff, go vet, staticcheck, ShellCheck, go build, the
+#                    OpenAPI tools, the systemd units, then the tests against real services
 #   make build       the binaries, into ./bin
 #   make image       the container image catalogue:latest and catalogue:VERSION (Docker)
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
@@ -22,9 +22,9 @@ STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
 TEST_FLAGS ?= -race -count=1 -timeout 14m
 SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
-.PHONY: test fmt tidy vet staticcheck compile openapi units engine test-go build image demo bench soak soak-cluster services services-stop clean
+.PHONY: test fmt tidy vet staticcheck shellcheck compile openapi units engine test-go build image demo bench soak soak-cluster services services-stop clean
 
-test: fmt tidy vet staticcheck compile openapi units engine test-go
+test: fmt tidy vet staticcheck shellcheck compile openapi units engine test-go
 
 # fmt fails, listing them, when files are not gofmt-formatted.
 fmt:
@@ -48,6 +48,11 @@ staticcheck: $(STATICCHECK)
 $(STATICCHECK):
 	GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	mv bin/tools/staticcheck $@
+
+# Every shell script (scripts/, .ci/run) through ShellCheck, Debian's, installed (apt) on
+# first use; any finding fails.
+shellcheck:
+	scripts/shellcheck.sh
 
 compile:
 	$(GO) build ./...

@@ -397,8 +397,12 @@ prepare_search() {
 		"$bin/searchmix" -mix "$mix" -out "$work/$mix" >"$work/searchmix-$mix.log" 2>&1 ||
 			{ cat "$work/searchmix-$mix.log" >&2; die "searchmix -mix $mix failed"; }
 	done
+	# Read by name: search_round passes "${mix}_args" to pgbench_measure.
+	# shellcheck disable=SC2034
 	mapfile -t standard_args <"$work/standard/pgbench.args"
+	# shellcheck disable=SC2034
 	mapfile -t longtail_args <"$work/longtail/pgbench.args"
+	# shellcheck disable=SC2034
 	mapfile -t longtail_edge_args <"$work/longtail/edge.args"
 	fact search_cases "$(wc -l <"$work/standard/paths.txt")"
 	fact longtail_cases "$(wc -l <"$work/longtail/paths.txt")"
@@ -613,8 +617,8 @@ webhooks() {
 # A scheduled build (builder.schedule) that falls in the window would be counted with it:
 # then the change is measured again, up to three times.
 one_change() {
-	local kind=$1 r=$2 n before after line try
-	for try in 1 2 3; do
+	local kind=$1 r=$2 n before after line
+	for _ in 1 2 3; do
 		n=$(published_count)
 		before=$(rows_read)
 		changed_row=$("$psql" "$db" -Atq -c "$3") || die "the $kind change failed"

@@ -148,6 +148,7 @@ prepare() {
 	mkdir -p "$work/tokens"
 	# Four at a time; each writes only its token (the last line) and its own limit, if it
 	# has one, to a file of its own. The first $hot tokens are the hot ones (scripts/soak).
+	# shellcheck disable=SC2016 # the inner bash expands its own arguments
 	seq 1 "$tokens" | xargs -P 4 -I{} bash -c '
 		limit=$(own_limit "$2")
 		"$1" token create --name "soak-$2" ${limit:+--rate-limit "$limit"} 2>>"$3/prepare.log" | tail -n 1 | tr -d "\n" >"$3/tokens/$2"
@@ -177,7 +178,7 @@ export cluster hot rate
 # shares its limits through Redis and trusts nginx's X-Forwarded-For. Its log is edge-N.log.
 start_edge() {
 	local n=$1 env=()
-	[ -z "$cluster" ] || env=(CATALOGUE_EDGE_REDIS_URL="$CATALOGUE_TEST_REDIS_URL" CATALOGUE_EDGE_TRUSTED_PROXIES=127.0.0.1/32 CATALOGUE_EDGE_REDIS_TIMEOUT=$redis_timeout)
+	[ -z "$cluster" ] || env=(CATALOGUE_EDGE_REDIS_URL="$CATALOGUE_TEST_REDIS_URL" CATALOGUE_EDGE_TRUSTED_PROXIES=127.0.0.1/32 CATALOGUE_EDGE_REDIS_TIMEOUT="$redis_timeout")
 	env CATALOGUE_EDGE_LISTEN=127.0.0.1:0 CATALOGUE_EDGE_RATE_LIMIT="$rate" CATALOGUE_EDGE_POLL_INTERVAL=500ms \
 		${env[@]+"${env[@]}"} "$bin/edge" 2>"$work/edge-$n.log" &
 	local pid=$!

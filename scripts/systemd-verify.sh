@@ -12,7 +12,7 @@ units=$root/config/systemd
 fail() { echo "systemd-verify: $*" >&2; exit 1; }
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
-	[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 ||
+	{ [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } ||
 		fail "systemd-analyze is missing and cannot be installed here (needs root and apt-get): apt-get install systemd"
 	echo "systemd-verify: installing systemd-analyze (Debian's systemd package)" >&2
 	export DEBIAN_FRONTEND=noninteractive
