@@ -8,14 +8,7 @@ cd "$(dirname "$0")/.."
 
 fail() { echo "shellcheck.sh: $*" >&2; exit 1; }
 
-if ! command -v shellcheck >/dev/null 2>&1; then
-	{ [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } ||
-		fail "shellcheck is missing and cannot be installed here (needs root and apt-get): apt-get install shellcheck"
-	echo "shellcheck.sh: installing ShellCheck (Debian's shellcheck package)" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
-	apt-get -o DPkg::Lock::Timeout=300 install -y -qq shellcheck >&2 || fail "apt-get install shellcheck failed"
-fi
+scripts/debian-install.sh shellcheck shellcheck
 
 # Every file whose first line names bash or sh, outside what .gitignore leaves out (git
 # itself is not asked: it refuses a clone owned by another user, as CI's may be).

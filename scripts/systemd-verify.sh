@@ -11,14 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 units=$root/config/systemd
 fail() { echo "systemd-verify: $*" >&2; exit 1; }
 
-if ! command -v systemd-analyze >/dev/null 2>&1; then
-	{ [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } ||
-		fail "systemd-analyze is missing and cannot be installed here (needs root and apt-get): apt-get install systemd"
-	echo "systemd-verify: installing systemd-analyze (Debian's systemd package)" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
-	apt-get -o DPkg::Lock::Timeout=300 install -y -qq systemd >&2 || fail "apt-get install systemd failed"
-fi
+"$root/scripts/debian-install.sh" systemd-analyze systemd
 system=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /usr/lib/systemd/system)
 [ -f "$system/sysinit.target" ] || system=/lib/systemd/system
 [ -f "$system/sysinit.target" ] || fail "systemd's own units (sysinit.target) are not in /usr/lib/systemd/system"

@@ -13,14 +13,7 @@ answers() { docker info >/dev/null 2>&1; }
 command -v docker >/dev/null 2>&1 && answers && exit 0
 
 root=$([ "$(id -u)" = 0 ] && echo yes || echo no)
-if ! command -v dockerd >/dev/null 2>&1; then
-	[ "$root" = yes ] || fail "no Docker engine (dockerd) and not root to install Debian's docker.io: apt-get install docker.io, start dockerd"
-	command -v apt-get >/dev/null 2>&1 || fail "no Docker engine (dockerd) and no apt-get to install docker.io"
-	echo "docker.sh: installing Docker's engine from Debian's docker.io package" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
-	apt-get -o DPkg::Lock::Timeout=300 install -y -qq docker.io >&2 || fail "apt-get install docker.io failed"
-fi
+"$(dirname "$0")/../debian-install.sh" dockerd docker.io
 command -v docker >/dev/null 2>&1 || fail "dockerd is installed but no docker client is on PATH"
 
 if ! answers; then
