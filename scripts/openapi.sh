@@ -9,7 +9,8 @@
 #                                     edge/apidocs/assets must be those of the pinned swagger-ui-dist;
 #                                     ogen (a Go generator, pinned below, from the Go module proxy)
 #                                     generates its client, which must compile; cspell finds no
-#                                     misspelt word in its text (openapi/cspell.yaml)
+#                                     misspelt word in its text or in the Markdown files
+#                                     (openapi/cspell.yaml)
 #   scripts/openapi.sh refresh-docs   copy the pinned swagger-ui-dist's files into edge/apidocs/assets
 #   scripts/openapi.sh modules        install only, and print the node_modules folder
 # Node.js and npm come from Debian's packages, installed when node is missing. The npm packages
@@ -140,13 +141,15 @@ ogen_client() {
 	echo "openapi.sh: ogen $ogen_version generates a client that compiles" >&2
 }
 
-# spell runs cspell on the document: its guide and descriptions are what partners read, on
-# the docs page and in the clients generated from it. A name no dictionary has goes into
-# openapi/cspell.yaml's words.
+# spell runs cspell on the document, whose guide and descriptions partners read on the docs
+# page and in the clients generated from it, and on the Markdown files the README leads to.
+# A name no dictionary has goes into openapi/cspell.yaml's words.
 spell() {
-	(cd "$root" && "$1/.bin/cspell" --no-progress --no-summary --config "$pins/cspell.yaml" edge/openapi.json) ||
-		fail "cspell finds misspelt words in edge/openapi.json (a name that is right goes into scripts/openapi/cspell.yaml)"
-	echo "openapi.sh: cspell finds no misspelt word in edge/openapi.json" >&2
+	local md=()
+	mapfile -t md < <(cd "$root" && find . \( -name .git -o -name node_modules -o -path ./bin -o -path ./data -o -path ./tmp -o -path ./.tmp \) -prune -o -name '*.md' -print | sort)
+	(cd "$root" && "$1/.bin/cspell" --no-progress --no-summary --config "$pins/cspell.yaml" edge/openapi.json "${md[@]}") ||
+		fail "cspell finds misspelt words (a name that is right goes into scripts/openapi/cspell.yaml)"
+	echo "openapi.sh: cspell finds no misspelt word in edge/openapi.json and ${#md[@]} Markdown files" >&2
 }
 
 refresh_docs() {
