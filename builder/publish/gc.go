@@ -60,10 +60,8 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 		return 0, fmt.Errorf("read old snapshots: %w", err)
 	}
 	for _, id := range kept {
-		if m := have[id]; m != nil {
-			for _, e := range m.Documents {
-				delete(cands, e.Hash)
-			}
+		if m := have[id]; m != nil && len(cands) > 0 {
+			ruleOutIn(cands, m)
 		}
 	}
 	if err := p.ruleOut(ctx, cands, others); err != nil {
@@ -84,6 +82,32 @@ func (p *Publisher) collect(ctx context.Context, ptr snapshot.Pointer, cur, prev
 		return 0, err
 	}
 	return len(dropped), nil
+}
+
+// fewCandidates is how many candidates ruleOutIn compares with each entry of a manifest
+// rather than looking each entry up in the candidates' map.
+const fewCandidates = 8
+
+// ruleOutIn removes from cands every hash that m names. A change build has a handful of
+// candidates and Keep manifests of 100,000 entries in memory: hashing every entry's 64
+// characters to look it up in cands was a quarter of such a build's CPU, while comparing
+// its first character with each candidate's rules nearly every entry out at once.
+func ruleOutIn(cands map[string]bool, m *snapshot.Manifest) {
+	if len(cands) > fewCandidates {
+		for _, e := range m.Documents {
+			delete(cands, e.Hash)
+		}
+		return
+	}
+	few := slices.Collect(maps.Keys(cands))
+	for _, e := range m.Documents {
+		for _, h := range few {
+			// The first byte first: most entries differ there, without a call to compare.
+			if len(e.Hash) == len(h) && (h == "" || e.Hash[0] == h[0]) && e.Hash == h {
+				delete(cands, h)
+			}
+		}
+	}
 }
 
 // inMemory are the manifests collection need not read: Own, the new snapshot cur and the

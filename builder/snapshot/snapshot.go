@@ -312,7 +312,7 @@ type Putter interface {
 
 // WriteManifest stores m. Every document it names must be stored before it.
 func WriteManifest(ctx context.Context, s Putter, m *Manifest) error {
-	b, err := json.Marshal(m)
+	b, err := encodeManifest(m)
 	if err != nil {
 		return fmt.Errorf("encode manifest %s: %w", m.ID, err)
 	}
