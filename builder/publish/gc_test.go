@@ -490,3 +490,39 @@ func TestUsesHashPrefix(t *testing.T) {
 		t.Error("retain(nil) kept manifest m")
 	}
 }
+
+// TestCollectRemembersThePreviousSnapshot: the snapshot current before a publication is in
+// memory while it collects (read for the build), and is remembered then; the next
+// publication, which no longer holds it, does not read it again. builder serve's first
+// change build used to read and decode it (0.2-0.3 s of CPU at 100,000 classes, every time
+// the builder started). Seen failing without the remembering (the manifest read, from a
+// store that refuses it).
+func TestCollectRemembersThePreviousSnapshot(t *testing.T) {
+	forEachStore(t, func(t *testing.T, r *recorder) {
+		ctx := context.Background()
+		p := newPublisher(r, 4)
+		var ids []string
+		for v := 1; v <= 4; v++ { // published by another process: not Own
+			ids = append(ids, mustPublish(t, p, version(v)).SnapshotID)
+		}
+		p.Kept = &KeptHashes{}
+		res := mustPublish(t, p, version(5)) // over snapshot 4, which it holds in memory
+		ids = append(ids, res.SnapshotID)
+		failing := &failingReads{Store: r.Store, fail: func(key string) bool {
+			return key == snapshot.ManifestKey(ids[3])
+		}}
+		q := newPublisher(failing, 4)
+		q.Kept, q.Now = p.Kept, p.Now // one process, one clock
+		q.Own = map[string]*snapshot.Manifest{res.SnapshotID: res.Manifest}
+		next, err := q.PublishOver(ctx, res.Manifest, version(6), meta(1, 1), false)
+		if err != nil {
+			t.Fatalf("collection read the previous snapshot's manifest again: %v", err)
+		}
+		if diff := cmp.Diff(manifestKeys(ids[2], ids[3], ids[4], next.SnapshotID), listKeys(t, r, snapshot.ManifestPrefix)); diff != "" {
+			t.Errorf("manifests mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(objectKeys(shared, `{"v":3}`, `{"v":4}`, `{"v":5}`, `{"v":6}`), listKeys(t, r, "objects/")); diff != "" {
+			t.Errorf("objects mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
