@@ -15,7 +15,7 @@ scripts/debian-install.sh shellcheck shellcheck
 scripts=()
 while IFS= read -r -d '' f; do
 	head -n 1 "$f" | grep -Eq '^#!(/usr/bin/env |/bin/)(ba)?sh' && scripts+=("${f#./}")
-done < <(find . \( -name .git -o -path ./bin -o -path ./data -o -path ./tmp -o -path ./.tmp \) -prune -o -type f -print0)
+done < <(find . \( -name .git -o -name node_modules -o -path ./bin -o -path ./data -o -path ./tmp -o -path ./.tmp \) -prune -o -type f -print0)
 [ ${#scripts[@]} -gt 0 ] || fail "found no shell script"
 shellcheck --external-sources --exclude=SC2317 "${scripts[@]}" || fail "ShellCheck finds problems (above)"
 echo "shellcheck.sh: ShellCheck $(shellcheck --version | sed -n 's/^version: //p') finds nothing in ${#scripts[@]} scripts" >&2
