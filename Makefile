@@ -4,7 +4,7 @@
 #
 #   make test        gofmt, go mod tidy -diff, go vet, staticcheck, ShellCheck, go build, the
 #                    OpenAPI tools, the systemd units, then the tests against real services
-#   make build       the binaries, into ./bin
+#   make build       the binaries, static, into ./bin (scripts/gobuild.sh says why)
 #   make image       the container image catalogue:latest and catalogue:VERSION (Docker)
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
 #   make services-stop
@@ -82,7 +82,7 @@ test-go:
 	scripts/test.sh $(GO) test $(TEST_FLAGS) ./...
 
 build:
-	$(GO) build -o bin/ ./cmd/...
+	GO=$(GO) scripts/gobuild.sh -o bin/ ./cmd/...
 
 # FROM scratch, from a static binary built here holding both programs; reproducible (the same
 # image ID for every build of one commit); prints its ID and size. Installs and starts Docker's

@@ -79,7 +79,7 @@ main() {
 	rm -rf "$work" && mkdir -p "$work" "$bin"
 	for k in mode courses classes registrations duration warmup conns; do fact "$k" "${!k}"; done
 	log "building the binaries into $bin"
-	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix \
+	scripts/gobuild.sh -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/bench/ceiling ./scripts/bench/export ./scripts/bench/searchmix \
 		./scripts/bench/freshness ./scripts/bench/jwtmix ./scripts/bench/webhooks ./scripts/testkit/cmd/services
 	pgbench=$("$services" pg-program pgbench) || die "pgbench not found"
 	psql=$("$services" pg-program psql) || die "psql not found"

@@ -31,7 +31,7 @@ trap cleanup EXIT
 trap 'cleanup; exit 0' INT TERM # Ctrl-C is how the demo is meant to end
 
 echo "demo: building the binaries"
-go build -o bin/ ./cmd/builder ./cmd/edge
+scripts/gobuild.sh -o bin/ ./cmd/builder ./cmd/edge
 
 echo "demo: starting PostgreSQL in $work"
 db=$(scripts/services.sh postgres "$work/pg")

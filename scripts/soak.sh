@@ -95,7 +95,7 @@ now_ns() { date +%s%N; }
 
 main() {
 	log "building the binaries"
-	go build -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/soak ./scripts/testkit/cmd/services
+	scripts/gobuild.sh -o "$bin/" ./cmd/builder ./cmd/edge ./scripts/soak ./scripts/testkit/cmd/services
 	start_services
 	prepare
 	edge_pids=() edge_header=""

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,6 +42,9 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	lines := startDemo(t)
+	for _, prog := range []string{"builder", "edge"} {
+		assertStatic(t, filepath.Join("..", "..", "bin", prog))
+	}
 	if len(lines) != 3 || !strings.Contains(lines[0], "psql ") || !strings.HasPrefix(lines[1], "curl ") ||
 		!strings.HasPrefix(lines[2], "curl ") || !strings.Contains(lines[2], "/public/feeds/classes") {
 		t.Fatalf("the demo's lines under \"Change a class\" are not a psql line, a class's curl line and a feed's:\n%s", strings.Join(lines, "\n"))
@@ -224,4 +228,24 @@ func runLine(t *testing.T, line string) string {
 		t.Fatalf("%s: %v\n%s", line, err, out)
 	}
 	return string(out)
+}
+
+// assertStatic fails t unless the ELF binary at path is static, as scripts/gobuild.sh builds
+// every binary the project ships (make build, the image) and make demo runs: no dynamic
+// loader (PT_INTERP) and no shared library it needs.
+func assertStatic(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s is linked dynamically (it names a dynamic loader), want static", path)
+		}
+	}
+	if libs, err := f.ImportedLibraries(); err != nil || len(libs) > 0 {
+		t.Errorf("%s needs shared libraries %v (%v), want none", path, libs, err)
+	}
 }

@@ -70,11 +70,11 @@ func init() {
 }
 GO
 
-# Static (no cgo, so no libc in the image), without the build folder's paths (-trimpath),
-# without symbol tables and DWARF (-s -w: panics still print file:line), no VCS stamp (the
-# copy has none; a parent repository's would vary).
+# Static (no cgo, so no libc in the image) and without the build folder's paths, as every
+# binary (scripts/gobuild.sh); without symbol tables and DWARF (-s -w: panics still print
+# file:line), no VCS stamp (the copy has none; a parent repository's would vary).
 arch=$(go env GOARCH)
-(cd "$src" && CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
+(cd "$src" && GOOS=linux "$root/scripts/gobuild.sh" -buildvcs=false \
 	-ldflags "-s -w -X main.version=$version" -o "$work/catalogue" ./cmd/catalogue)
 
 mkdir -p "$(dirname "$archive")"
