@@ -232,6 +232,10 @@ start_edge() {
 	pids+=("$edge_pid")
 	wait_http "$edge_url/readyz" 600 || { tail -n 20 "$work/edge.log" >&2; die "the edge did not become ready"; }
 	fact rss_loaded_kb "$(proc_kb "$edge_pid" VmRSS)"
+	# Its two parts, which the runs vary in: the process's own memory, and the pages of the
+	# binary mapped from the page cache (shared, clean, given back under pressure).
+	fact rss_loaded_anon_kb "$(proc_kb "$edge_pid" RssAnon)"
+	fact rss_loaded_file_kb "$(proc_kb "$edge_pid" RssFile)"
 	fact poll_interval "$poll"
 }
 

@@ -166,7 +166,8 @@ END {
 	builder_row("nochange", "run with no change", 5)
 	builder_row("oneclass", "run with one class changed", 5)
 	rss = f["rss_loaded_kb"] + 0; bytes = f["snapshot_bytes"] + 0
-	row("Edge", "memory with the snapshot loaded", "RSS " mb(rss) " after loading",
+	row("Edge", "memory with the snapshot loaded", "RSS " mb(rss) " after loading (anonymous " mb(f["rss_loaded_anon_kb"]) \
+		", file-backed " mb(f["rss_loaded_file_kb"]) ")",
 		"snapshot " mb(bytes / 1024) " (" thousands(f["snapshot_documents"]) " documents, sum of manifest sizes)",
 		sprintf("%.2f×", rss * 1024 / bytes), "≤ 3× snapshot", yn(rss * 1024 <= 3 * bytes))
 	row("Edge", "memory after the benchmark", "RSS " mb(f["rss_end_kb"]) ", peak " mb(f["hwm_kb"]) " (VmHWM)", "",
