@@ -26,9 +26,10 @@ SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 
 test: fmt tidy vet staticcheck shellcheck compile openapi units engine test-go
 
-# fmt fails, listing them, when files are not gofmt-formatted.
+# fmt fails, listing them, when files are not gofmt-formatted: the repository's Go files,
+# tracked or new, not the ones of the tools installed into bin/ (some npm packages have some).
 fmt:
-	@unformatted=$$(gofmt -l .); \
+	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	if [ -n "$$unformatted" ]; then \
 		echo "gofmt: these files need formatting (gofmt -w FILE):"; echo "$$unformatted"; exit 1; \
 	fi
