@@ -27,9 +27,11 @@ SERVICES_DIR ?= $(or $(TMPDIR),/tmp)/catalogue-services
 test: fmt tidy vet staticcheck shellcheck compile openapi units engine test-go
 
 # fmt fails, listing them, when files are not gofmt-formatted: the repository's Go files,
-# tracked or new, not the ones of the tools installed into bin/ (some npm packages have some).
+# tracked or new, not the ones of the tools installed into bin/ (some npm packages have some);
+# outside a git checkout, every one under the folder.
 fmt:
-	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	@files=$$(git -c safe.directory=$(CURDIR) ls-files --cached --others --exclude-standard '*.go' 2>/dev/null) || true; \
+	unformatted=$$(gofmt -l $${files:-.}); \
 	if [ -n "$$unformatted" ]; then \
 		echo "gofmt: these files need formatting (gofmt -w FILE):"; echo "$$unformatted"; exit 1; \
 	fi
