@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/scripts/bench/pace"
 )
 
 // feedPage is what a page of an RPDE feed (D35) holds that a partner's mirror reads.
@@ -88,15 +90,18 @@ func feeds(ctx context.Context, conn *pgx.Conn, e *edge, o options) error {
 	return feedLatency(ctx, conn, e, o, next)
 }
 
-// feedLatency commits one class's change at a time and polls the classes feed from the
-// position before it until the class's item appears.
+// feedLatency commits one class's change at a time, each a random time within the poll
+// period after the previous one appeared (scripts/bench/pace), and polls the classes feed
+// from the position before it until the class's item appears.
 func feedLatency(ctx context.Context, conn *pgx.Conn, e *edge, o options, next string) error {
 	change, err := os.ReadFile("scripts/bench/change_class.sql")
 	if err != nil {
 		return err
 	}
 	var lat []time.Duration
+	pacer := pace.New(o.poll)
 	for range o.feedSamples {
+		pacer.Wait()
 		var id int64
 		if err := conn.QueryRow(ctx, string(change)).Scan(&id); err != nil {
 			return err

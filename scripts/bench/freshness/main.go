@@ -3,12 +3,14 @@
 // settings, and this program commits changes on the primary and polls the edge until it
 // answers with each one.
 //
-//	freshness -db URL -edge URL -token T [-rounds 5] [-burst 1000 -burst-seconds 10] [-builder-metrics URL] [-feed-samples N]
+//	freshness -db URL -edge URL -token T [-poll 1s] [-rounds 5] [-burst 1000 -burst-seconds 10] [-builder-metrics URL] [-feed-samples N]
 //
 // The mix, repeated -rounds times (one change at a time, each waited for): a registration
 // added, the same one removed, a class's cost, its course renamed, the class hidden and
 // shown again, its room renamed, a new class. Every change is its own transaction, and
-// its time runs from the return of its COMMIT to the first edge answer that shows it.
+// its time runs from the return of its COMMIT to the first edge answer that shows it. Each
+// is committed a random time within -poll (the edge's edge.poll_interval) after the previous
+// one was served (scripts/bench/pace says why).
 //
 // The burst commits -burst registrations, one a transaction, evenly over -burst-seconds,
 // into capped classes, and measures the time from the last commit until the edge serves
@@ -44,7 +46,7 @@ func main() {
 type options struct {
 	db, edge, token, builderMetrics string
 	rounds, burst, feedSamples      int
-	burstFor, timeout               time.Duration
+	burstFor, timeout, poll         time.Duration
 }
 
 func run(ctx context.Context, args []string) error {
@@ -58,6 +60,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.burst, "burst", 1000, "registrations of the burst (0: no burst)")
 	fs.IntVar(&o.feedSamples, "feed-samples", 0, "changes timed from COMMIT to the classes feed (0: no feeds measurement)")
 	fs.DurationVar(&o.burstFor, "burst-seconds", 10*time.Second, "how long the burst's commits are spread over")
+	fs.DurationVar(&o.poll, "poll", time.Second, "the edge's edge.poll_interval, over which the changes measured one at a time are spread")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "the longest one change may take to be served")
 	if err := fs.Parse(args); err != nil {
 		return err

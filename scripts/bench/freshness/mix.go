@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/scripts/bench/pace"
 )
 
 // target is the class the mix changes, with its course and room as they were.
@@ -51,8 +53,10 @@ func mix(ctx context.Context, conn *pgx.Conn, e *edge, o options) (map[string][]
 	fmt.Printf("fresh_class=%d\n", t.class)
 	defer t.restore(context.WithoutCancel(ctx), conn)
 	lat := map[string][]time.Duration{}
+	pacer := pace.New(o.poll)
 	for r := range o.rounds {
 		for _, c := range t.changes(r) {
+			pacer.Wait()
 			committed, path, seen, err := c.do(ctx, conn)
 			if err != nil {
 				return nil, fmt.Errorf("round %d, %s: %w", r+1, c.name, err)

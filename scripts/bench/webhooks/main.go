@@ -4,10 +4,11 @@
 // this program is the endpoints, registers them, commits class changes and notes when each
 // endpoint first receives a delivery naming each changed class.
 //
-//	webhooks -db URL [-one 20] [-endpoints 100] [-burst 50] [-slow 9s]
+//	webhooks -db URL [-poll 1s] [-one 20] [-endpoints 100] [-burst 50] [-slow 9s]
 //
-// One endpoint, -one changes one after the other: the time from each COMMIT's return to
-// the delivery. Then -endpoints endpoints and -burst changes committed at once, twice: all
+// One endpoint, -one changes one after the other, each committed a random time within -poll
+// (the edge's edge.poll_interval) after the previous one was delivered: the time from each
+// COMMIT's return to the delivery. Then -endpoints endpoints and -burst changes committed at once, twice: all
 // endpoints answering at once, then one of them answering after -slow; every endpoint must
 // get every change, and the others' p95 is compared between the two bursts.
 //
@@ -33,6 +34,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/webhook"
+	"github.com/trainingco/catalogue/scripts/bench/pace"
 )
 
 func main() {
@@ -100,6 +102,7 @@ func run(ctx context.Context, args []string) error {
 	endpoints := fs.Int("endpoints", 100, "endpoints of the bursts")
 	burst := fs.Int("burst", 50, "changes committed at once in each burst")
 	slow := fs.Duration("slow", 9*time.Second, "how late the slow endpoint answers in the second burst")
+	poll := fs.Duration("poll", time.Second, "the edge's edge.poll_interval, over which the changes measured one at a time are spread")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -123,7 +126,7 @@ func run(ctx context.Context, args []string) error {
 	if err := register(ctx, conn, base, 0, 1); err != nil {
 		return err
 	}
-	committed, err := oneByOne(ctx, conn, rec, classes[:*one])
+	committed, err := oneByOne(ctx, conn, rec, classes[:*one], pace.New(*poll))
 	if err != nil {
 		return err
 	}
@@ -191,10 +194,12 @@ func change(ctx context.Context, conn *pgx.Conn, c int64) (time.Time, error) {
 	return time.Now(), err
 }
 
-// oneByOne commits each change after the previous one was delivered.
-func oneByOne(ctx context.Context, conn *pgx.Conn, rec *receipts, classes []int64) (map[int64]time.Time, error) {
+// oneByOne commits each change a random time within the edge's poll period after the
+// previous one was delivered (scripts/bench/pace says why).
+func oneByOne(ctx context.Context, conn *pgx.Conn, rec *receipts, classes []int64, pacer *pace.Pacer) (map[int64]time.Time, error) {
 	committed := map[int64]time.Time{}
 	for _, c := range classes {
+		pacer.Wait()
 		at, err := change(ctx, conn, c)
 		if err != nil {
 			return nil, err
