@@ -45,24 +45,32 @@ func Rollback(ctx context.Context, cfg config.Config, id string, waiting func())
 	p := newPublisher(cfg, st, nil, nil)
 	p.CheckLock = held
 	res, err := p.Rollback(ctx, id)
-	if err != nil && !errors.Is(err, publish.ErrCollect) {
-		return res, err
-	}
-	if qerr := announceRollback(ctx, cfg, res); qerr != nil {
-		return res, fmt.Errorf("snapshot %s is published, but %w: %w", res.SnapshotID, ErrAnnounce, qerr)
-	}
-	return res, err
+	return res, announcePublished(ctx, cfg, res, err)
 }
 
-// ErrAnnounce is wrapped by the error of a rollback that is published but whose webhooks
-// could not be queued: partners following the feeds still read its changes.
+// ErrAnnounce is wrapped by the error of a publication (builder run, a rollback) that is
+// published but whose webhooks could not be queued: partners following the feeds still
+// read its changes.
 var ErrAnnounce = errors.New("its webhooks could not be queued")
 
-// announceRollback queues the catalogue.changed of a rollback that changed served
-// documents (D41), as builder serve does after its builds; builder serve delivers it once
-// the edges serve the snapshot (D42). Webhooks live on database.url: without it, or
-// without their tables, there is no endpoint to announce to.
-func announceRollback(ctx context.Context, cfg config.Config, res publish.Result) error {
+// announcePublished queues the catalogue.changed of a publication made outside builder
+// serve (builder run, a rollback), as builder serve does after its builds, and returns err
+// (the publication's), or the failure to queue it. A publication that builder serve did
+// not make is never announced otherwise: serve's next build finds nothing new.
+func announcePublished(ctx context.Context, cfg config.Config, res publish.Result, err error) error {
+	if res.SnapshotID == "" || (err != nil && !errors.Is(err, publish.ErrCollect)) {
+		return err
+	}
+	if qerr := queueChanged(ctx, cfg, res); qerr != nil {
+		return fmt.Errorf("snapshot %s is published, but %w: %w", res.SnapshotID, ErrAnnounce, qerr)
+	}
+	return err
+}
+
+// queueChanged queues the catalogue.changed of a publication that changed served documents
+// (D41); builder serve delivers it once the edges serve the snapshot (D42). Webhooks live on
+// database.url: without it, or without their tables, there is no endpoint to announce to.
+func queueChanged(ctx context.Context, cfg config.Config, res publish.Result) error {
 	if cfg.Database.URL == "" || res.Feed.Empty() {
 		return nil
 	}

@@ -27,15 +27,7 @@ func TestRollbackQueuesWebhooks(t *testing.T) {
 	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, cfg.Database.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = webhook.Add(ctx, conn, webhook.Rules{AllowHTTP: true, AllowPrivate: true}, "http://127.0.0.1:9/hook", "")
-	conn.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	addEndpoint(t, cfg.Database.URL)
 	now := clock()
 	mustRun(t, cfg, now)
 	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
@@ -49,24 +41,79 @@ func TestRollbackQueuesWebhooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || rows[0].snapshot != res.SnapshotID {
-		t.Fatalf("webhook messages after the rollback = %+v, want one for snapshot %s", rows, res.SnapshotID)
+	// The two runs queued theirs first (TestRunQueuesWebhooks).
+	if len(rows) != 3 || rows[2].snapshot != res.SnapshotID {
+		t.Fatalf("webhook messages after two runs and the rollback = %+v, want three, the last for snapshot %s", rows, res.SnapshotID)
 	}
 	var msg struct {
 		Type string
 		Data webhook.Changed
 	}
-	if err := json.Unmarshal([]byte(rows[0].body), &msg); err != nil {
+	if err := json.Unmarshal([]byte(rows[2].body), &msg); err != nil {
 		t.Fatal(err)
 	}
 	after := "afterChangeNumber=" + strconv.FormatInt(second.Manifest.Feed.Last, 10)
 	if msg.Type != webhook.TypeChanged || !slices.Contains(msg.Data.Classes, 102) || !strings.HasSuffix(msg.Data.Feeds.Classes, after) ||
 		!cmp.Equal(msg.Data.Classes, res.Feed.Classes) || !cmp.Equal(msg.Data.Courses, res.Feed.Courses, cmpopts.EquateEmpty()) {
 		t.Errorf("the rollback's message = %s; want %s naming class 102, what the rollback announced (%+v) and the feeds %s",
-			rows[0].body, webhook.TypeChanged, res.Feed, after)
+			rows[2].body, webhook.TypeChanged, res.Feed, after)
 	}
 	if b := res.Manifest.Build; b == nil || b.Trigger != snapshot.TriggerRollback {
 		t.Errorf("the rollback's build = %+v, want a rollback", b)
+	}
+}
+
+// TestRunQueuesWebhooks: a snapshot that builder run publishes is a published snapshot like
+// builder serve's, so one that changes served documents queues its catalogue.changed (D41),
+// for builder serve to deliver; one that changes nothing queues nothing. Without it, a change
+// published by builder run is never announced: serve's next build finds nothing new.
+func TestRunQueuesWebhooks(t *testing.T) {
+	ctx := context.Background()
+	cfg := newFixture(t)["local"]
+	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
+		t.Fatal(err)
+	}
+	addEndpoint(t, cfg.Database.URL)
+	now := clock()
+	first := mustRun(t, cfg, now)
+	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
+	second := mustRun(t, cfg, now)
+	mustRun(t, cfg, now) // nothing changed
+
+	rows, err := queuedMessages(t, cfg.Database.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first run published every course and class: it is announced too.
+	if len(rows) != 2 || rows[0].snapshot != first.SnapshotID || rows[1].snapshot != second.SnapshotID {
+		t.Fatalf("webhook messages = %+v, want one for snapshot %s and one for %s", rows, first.SnapshotID, second.SnapshotID)
+	}
+	var msg struct {
+		Type string
+		Data webhook.Changed
+	}
+	if err := json.Unmarshal([]byte(rows[1].body), &msg); err != nil {
+		t.Fatal(err)
+	}
+	after := "afterChangeNumber=" + strconv.FormatInt(first.Manifest.Feed.Last, 10)
+	if msg.Type != webhook.TypeChanged || !cmp.Equal(msg.Data.Classes, []int64{102}) || len(msg.Data.Courses) != 0 ||
+		!strings.HasSuffix(msg.Data.Feeds.Classes, after) {
+		t.Errorf("the second run's message = %s; want %s naming class 102 alone and the classes feed at %s",
+			rows[1].body, webhook.TypeChanged, after)
+	}
+}
+
+// addEndpoint registers one webhook endpoint (on loopback: nothing is delivered here).
+func addEndpoint(t *testing.T, dbURL string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, _, err := webhook.Add(ctx, conn, webhook.Rules{AllowHTTP: true, AllowPrivate: true}, "http://127.0.0.1:9/hook", ""); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -46,8 +46,9 @@ type RunOptions struct {
 
 // Run builds the catalogue once and publishes it as a new snapshot. It waits for any other
 // builder to finish first; the result's Duration counts from the moment it holds the lock.
-// On error nothing was published, except for an error wrapping publish.ErrCollect, which
-// comes with the result of the publication.
+// A publication that changed served documents queues its catalogue.changed (D41), which
+// builder serve delivers. On error nothing was published, except for an error wrapping
+// publish.ErrCollect or ErrAnnounce, which comes with the result of the publication.
 func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Result, error) {
 	opts = opts.withDefaults()
 	tpl, err := templates.Load(cfg.Templates.Dir)
@@ -71,7 +72,7 @@ func Run(ctx context.Context, cfg config.Config, opts RunOptions) (publish.Resul
 	if res.SnapshotID != "" {
 		res.Duration = time.Since(began)
 	}
-	return res, err
+	return res, announcePublished(ctx, cfg, res, err)
 }
 
 // buildAndPublish is Run once it holds the lock; held checks that it still does.

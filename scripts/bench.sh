@@ -116,6 +116,10 @@ main() {
 	echo "Results written to $results"
 }
 
+# configured_poll LOG prints the edge.poll_interval an edge logged at its start ("1s"), over
+# which the freshness and webhooks drivers spread the changes they time one at a time.
+configured_poll() { jq -r 'select(.msg == "configuration") | .config["edge.poll_interval"]' "$1" | head -n 1; }
+
 # fact KEY VALUE records one measured value for report.sh.
 fact() { echo "$1=$2" >>"$work/facts"; }
 # fact_value prints the last value recorded for a fact.
@@ -579,12 +583,12 @@ freshness() {
 	fresh_edge_pid=$!
 	pids+=("$fresh_edge_pid")
 	wait_http "$fresh_url/readyz" 600 || { tail -n 20 "$work/edge-fresh.log" >&2; die "the freshness edge did not become ready"; }
-	fact fresh_poll "$(jq -r 'select(.msg == "configuration") | .config["edge.poll_interval"]' "$work/edge-fresh.log" | head -n 1)"
+	fact fresh_poll "$(configured_poll "$work/edge-fresh.log")"
 	local mix_rounds=5 burst=1000 burst_seconds=10s
 	local feed_samples=20
 	[ "$mode" = quick ] && mix_rounds=2 burst=200 burst_seconds=2s feed_samples=5
 	log "freshness: the change mix ($mix_rounds rounds of 8 changes) and a burst of $burst registrations in $burst_seconds"
-	taskset -c 1 "$bin/freshness" -db "$db" -edge "$fresh_url/api/v2" -token "$token" -rounds "$mix_rounds" \
+	taskset -c 1 "$bin/freshness" -db "$db" -edge "$fresh_url/api/v2" -token "$token" -poll "$(fact_value fresh_poll)" -rounds "$mix_rounds" \
 		-burst "$burst" -burst-seconds "$burst_seconds" -feed-samples "$feed_samples" -builder-metrics "http://127.0.0.1:$metrics_port/metrics" \
 		>"$work/freshness.out" 2>"$work/freshness.log" || { tail -n 20 "$work/freshness.log" >&2; die "the freshness driver failed"; }
 	cat "$work/freshness.out" >>"$work/facts"
@@ -608,8 +612,10 @@ webhooks() {
 	pids+=("$!")
 	wait_http "http://127.0.0.1:$port/readyz" 600 || { tail -n 20 "$work/edge-webhooks.log" >&2; die "the webhooks edge did not become ready"; }
 	grep -q '"msg":"published snapshot"' "$work/serve-webhooks.log" || sleep 5 # its build at start
-	local args=(-one 20 -endpoints 100 -burst 50 -slow 9s)
-	[ "$mode" = quick ] && args=(-one 5 -endpoints 20 -burst 10 -slow 3s)
+	local poll_interval
+	poll_interval=$(configured_poll "$work/edge-webhooks.log")
+	local args=(-poll "$poll_interval" -one 20 -endpoints 100 -burst 50 -slow 9s)
+	[ "$mode" = quick ] && args=(-poll "$poll_interval" -one 5 -endpoints 20 -burst 10 -slow 3s)
 	log "webhooks: ${args[*]}"
 	taskset -c 1 "$bin/webhooks" -db "$db" "${args[@]}" >"$work/webhooks.out" 2>"$work/webhooks.log" ||
 		{ tail -n 20 "$work/webhooks.log" >&2; die "the webhooks driver failed"; }

@@ -56,8 +56,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "builder: warning:", err)
 		return nil
 	}
-	if err != nil {
+	if err != nil && res.SnapshotID == "" {
 		return fmt.Errorf("run: %w; nothing was published", err)
+	}
+	if err != nil {
+		return fmt.Errorf("run: %w", err) // published, but its webhooks could not be queued
 	}
 	return nil
 }
