@@ -136,8 +136,9 @@ type Webhooks struct {
 	// within 10 s is success).
 	Timeout time.Duration
 	// RetryBase is the wait after a delivery's first failure; each later wait doubles, up to
-	// RetryMax, with jitter. A delivery is retried until RetryFor has passed since its first
-	// attempt; an endpoint whose deliveries have failed for DisableAfter is disabled.
+	// RetryMax, with jitter. A delivery is retried until RetryFor (at least MinRetryFor) has
+	// passed since its first attempt; an endpoint whose deliveries have failed for
+	// DisableAfter is disabled.
 	RetryBase    time.Duration
 	RetryMax     time.Duration
 	RetryFor     time.Duration
@@ -191,6 +192,9 @@ type Feeds struct {
 
 // MinRetention is the shortest feeds.retention (D36).
 const MinRetention = 48 * time.Hour
+
+// MinRetryFor is the shortest webhooks.retry_for (D42).
+const MinRetryFor = 24 * time.Hour
 
 // EnvName returns the environment variable that overrides key.
 func EnvName(key string) string {

@@ -137,7 +137,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_JWT_MAX_LIFETIME", "-1h", "edge.jwt.max_lifetime: must be a positive duration such as 24h (got -1h0m0s)"},
 		{"CATALOGUE_EDGE_JWT_MAX_LIFETIME", "720h", ""},
 		{"CATALOGUE_WEBHOOKS_TIMEOUT", "11s", "webhooks.timeout: must be between 1ms and 10s (D42: a 2xx within 10 s is success) (got 11s)"},
-		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "0s", "webhooks.retry_for: must be a positive duration (got 0s)"},
+		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "0s", "webhooks.retry_for: must be at least 24h, the retries D42 promises partners (got 0s)"},
 		{"CATALOGUE_WEBHOOKS_RETRY_MAX", "1s", "webhooks.retry_max: must be at least webhooks.retry_base (5s) (got 1s)"},
 		{"CATALOGUE_WEBHOOKS_STUCK_AFTER", "10s", "webhooks.stuck_after: must be longer than webhooks.timeout (10s)"},
 		{"CATALOGUE_WEBHOOKS_WORKERS", "0", "webhooks.workers: must be >= 1 (got 0)"},
@@ -152,6 +152,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "5ms", ""},
 		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
 		// D36: tombstones kept at least 48 hours.
+		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "23h", "webhooks.retry_for: must be at least 24h"},
+		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "24h", ""},
 		{"CATALOGUE_FEEDS_RETENTION", "47h", "feeds.retention: must be at least 48h"},
 		{"CATALOGUE_FEEDS_RETENTION", "48h", ""},
 		{"CATALOGUE_FEEDS_LICENSE", "cc-by", `feeds.license: must be an absolute URL (got "cc-by")`},

@@ -507,10 +507,15 @@ var keys = []Key{
 		},
 	},
 	{Name: "webhooks.retry_for",
-		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.RetryFor, bad) },
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.RetryFor < MinRetryFor {
+				bad("must be at least 24h, the retries D42 promises partners", c.Webhooks.RetryFor)
+			}
+		},
 		Default: 24 * time.Hour,
 		Doc: "How long a failed delivery is retried (with the same `webhook-id`) " +
-			"before it is given up and the endpoint's next delivery is tried."},
+			"before it is given up and the endpoint's next delivery is tried; at " +
+			"least 24h (D42)."},
 	{Name: "webhooks.disable_after",
 		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.DisableAfter, bad) },
 		Default: 120 * time.Hour,

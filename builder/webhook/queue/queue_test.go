@@ -292,6 +292,28 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
+// TestRetriedForRetryFor: a message that keeps failing is retried for at least
+// webhooks.retry_for (D42: "for at least 24 hours") and given up at the first failure after
+// it, whatever the jitter, at the defaults: its last attempt comes 24 h or more after its
+// first, and less than one longest backoff later.
+func TestRetriedForRetryFor(t *testing.T) {
+	cfg := config.Default().Webhooks
+	first := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
+	for range 50 {
+		now := first
+		for attempt := 1; ; attempt++ {
+			wait := queue.Backoff(cfg.RetryBase, cfg.RetryMax, attempt)
+			if queue.GivesUp(first, now, cfg.RetryFor) {
+				break
+			}
+			now = now.Add(wait)
+		}
+		if last := now.Sub(first); last < cfg.RetryFor || last >= cfg.RetryFor+cfg.RetryMax {
+			t.Fatalf("the last attempt came %v after the first, want within [%v, %v)", last, cfg.RetryFor, cfg.RetryFor+cfg.RetryMax)
+		}
+	}
+}
+
 // need returns the environment variable naming a service, skipping or failing without it.
 func need(t *testing.T, env string) string {
 	t.Helper()

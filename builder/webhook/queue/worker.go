@@ -194,7 +194,7 @@ func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64,
 		first = *d.firstAttempt
 	}
 	wait := Backoff(cfg.RetryBase, cfg.RetryMax, d.attempts+1)
-	giveUp := now.Add(wait).Sub(first) > cfg.RetryFor
+	giveUp := GivesUp(first, now, cfg.RetryFor)
 	reason := truncate(why.Error(), 300)
 	var failingSince time.Time
 	err := conn.QueryRow(ctx, webhook.SQL(templates.WebhookFailed), d.id, endpoint, reason, now.Add(wait), giveUp).Scan(&failingSince)
@@ -218,6 +218,14 @@ func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64,
 	}
 	log.Info("webhook delivery failed; retrying", "retry_in_seconds", wait.Seconds())
 	return false, river.JobSnooze(wait)
+}
+
+// GivesUp says whether a message first tried at first, whose attempt at now failed, is
+// given up: once it has been retried for retryFor (D42: for at least 24 hours). Giving up
+// when the next attempt would come after retryFor stopped up to one longest backoff (an
+// hour) short of it.
+func GivesUp(first, now time.Time, retryFor time.Duration) bool {
+	return now.Sub(first) >= retryFor
 }
 
 // Backoff is the wait after a delivery's attempt-th failure: base doubled attempt-1
