@@ -75,7 +75,8 @@ func TestGivesUpThenDisables(t *testing.T) {
 	_, down.secret = addEndpoint(t, dbURL, downSrv.URL)
 	_, up.secret = addEndpoint(t, dbURL, upSrv.URL)
 	cfg := fastConfig()
-	cfg.RetryFor, cfg.DisableAfter = 400*time.Millisecond, 1500*time.Millisecond
+	// Three messages given up (three attempts each, about 0.3 s) well within DisableAfter.
+	cfg.RetryFor, cfg.DisableAfter = 250*time.Millisecond, 3*time.Second
 	q := startQueue(t, pool, cfg, nil)
 	var ids []string
 	for range 3 {
