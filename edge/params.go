@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
@@ -48,6 +50,22 @@ func parseSearchCourseID(s string) (id int64, none, ok bool) {
 		}
 	}
 	return 0, true, true // digits without a leading zero that parseID refused: past int64
+}
+
+// queryParams parses the request's query string. Echo's QueryParams drops a pair it cannot
+// decode (a "%" not followed by two hex digits, a ";" between pairs) as if it were absent,
+// which would read "afterChangeNumber=12%" as no position and "type=Online%" as no filter:
+// such a query is a 400 instead (D51), even when the broken pair is one D16 ignores.
+func queryParams(c echo.Context) (url.Values, error) {
+	raw := c.Request().URL.RawQuery
+	if raw == "" {
+		return nil, nil // reads as empty; the feeds' first page needs no map
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, fail(ErrBadRequest, "The query string is malformed (%s): encode each name and value, for example with encodeURIComponent.", err)
+	}
+	return q, nil
 }
 
 // typesMessage is the 400 message for a course type outside the three allowed (D13).

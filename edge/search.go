@@ -24,7 +24,11 @@ func (s *Server) handleSearch(c echo.Context) error {
 		}
 		courseID, noCourse = id, none
 	}
-	p, err := search.ParseParams(c.QueryParams())
+	q, err := queryParams(c)
+	if err != nil {
+		return err
+	}
+	p, err := search.ParseParams(q)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,11 @@ var (
 func (s *Server) handleCourses(c echo.Context) error {
 	route := snapshot.RouteCourses
 	if c.QueryString() != "" {
-		types, ok := parseTypes(c.QueryParams())
+		q, err := queryParams(c)
+		if err != nil {
+			return err
+		}
+		types, ok := parseTypes(q)
 		if !ok {
 			return fail(ErrBadRequest, typesMessage)
 		}
