@@ -23,6 +23,7 @@ var (
 	ErrRateLimited     = errors.New("too many attempts")   // over the limit (D23)
 	ErrUnavailable     = errors.New("service unavailable") // no snapshot or token set yet, or the replica is down or slow
 	ErrMethod          = errors.New("method not allowed")  // anything but GET and HEAD (D24)
+	ErrHeaderTooLarge  = errors.New("header too large")    // request head over MaxRequestHead (D46)
 )
 
 // statusOf is the one table from kind to HTTP status.
@@ -33,6 +34,7 @@ var statusOf = map[error]int{
 	ErrRateLimited:       http.StatusTooManyRequests,
 	ErrUnavailable:       http.StatusServiceUnavailable,
 	ErrMethod:            http.StatusMethodNotAllowed,
+	ErrHeaderTooLarge:    http.StatusRequestHeaderFieldsTooLarge,
 	search.ErrBadRequest: http.StatusBadRequest,          // limit or page not an integer (D9)
 	search.ErrBadDate:    http.StatusInternalServerError, // start/end/date not MM-DD-YYYY (D8: 500 by contract)
 }

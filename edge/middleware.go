@@ -43,6 +43,8 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 	pattern := ""
 	var err error
 	switch {
+	case headBytes(req) > MaxRequestHead:
+		err = fail(ErrHeaderTooLarge, "Request Header Fields Too Large.")
 	case req.Method == http.MethodGet || req.Method == http.MethodHead:
 		err = s.call(c, next)
 		pattern = c.Path()
@@ -70,6 +72,24 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 		ID:       id[0],
 		Addr:     clientAddr(c),
 	})
+}
+
+// MaxRequestHead bounds a request's line and headers (D46): past it the answer is 431, as
+// JSON like every error, before the token is read. The HTTP server's own bound
+// (http.Server.MaxHeaderBytes, which answers in plain text) must be larger.
+const MaxRequestHead = 32 << 10
+
+// headBytes is the size of req's request line and header lines as sent, a header sent
+// twice counted twice (net/http keeps Host apart from the other headers). It does not
+// allocate.
+func headBytes(req *http.Request) int {
+	n := len(req.Method) + len(req.RequestURI) + len(req.Proto) + len("  \r\nHost: \r\n\r\n") + len(req.Host)
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			n += len(k) + len(": \r\n") + len(v)
+		}
+	}
+	return n
 }
 
 // requestID returns the request's id as the header value of the response: the client's

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bufio"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -198,6 +199,33 @@ func TestPreflightLimitedPerAddress(t *testing.T) {
 	} {
 		if diff := cmp.Diff(notAllowed, send("203.0.113.9:5000", hdr)); diff != "" {
 			t.Errorf("OPTIONS with %s mismatch (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// TestRequestHeadBound: a request whose line and headers take 32 KiB as sent is served; one
+// byte more is 431 as JSON (D46, D24), counted on the exact bytes of the request.
+func TestRequestHeadBound(t *testing.T) {
+	ts := startLocalA(t)
+	head := func(size int) string {
+		start := "GET /api/v2/public/popular HTTP/1.1\r\nHost: example.com\r\nAuthorization: Bearer " + ts.token + "\r\nX-Padding: "
+		end := "\r\n\r\n"
+		return start + strings.Repeat("p", size-len(start)-len(end)) + end
+	}
+	for _, tt := range []struct {
+		size   int
+		status int
+		body   string
+	}{{32 << 10, 200, ""}, {32<<10 + 1, 431, `{"message":"Request Header Fields Too Large."}` + "\n"}} {
+		raw := head(tt.size)
+		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
+		if err != nil || len(raw) != tt.size {
+			t.Fatalf("request of %d bytes (%d): %v", tt.size, len(raw), err)
+		}
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		if rec.Code != tt.status || (tt.body != "" && (rec.Body.String() != tt.body || rec.Header().Get("Cache-Control") != "no-store")) {
+			t.Errorf("a request head of %d bytes: %d %q %v, want %d %q", tt.size, rec.Code, rec.Body.String(), rec.Header(), tt.status, tt.body)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,8 +13,10 @@ import (
 	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
-// TestRunBoundsRequestHeaders: request headers past 32 KiB are refused with 431 before any
-// handler runs (net/http's default would read a megabyte); ordinary ones are served.
+// TestRunBoundsRequestHeaders: request headers past 32 KiB are refused with 431 (D46) as
+// JSON with the headers of every error (D24, D45, D25); past twice that, net/http refuses
+// them itself before reading more (its default would read a megabyte); ordinary ones are
+// served.
 func TestRunBoundsRequestHeaders(t *testing.T) {
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
@@ -21,10 +24,18 @@ func TestRunBoundsRequestHeaders(t *testing.T) {
 	token := newToken(t, dbURL)
 	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\n", dbURL, storeDir))
 	addr, _ := started(t, "--config", cfg, "--listen", "127.0.0.1:0")
+	const tooLarge = `{"message":"Request Header Fields Too Large."}` + "\n"
 	for _, tt := range []struct {
 		size int
 		want int
-	}{{8 << 10, http.StatusOK}, {24 << 10, http.StatusOK}, {64 << 10, http.StatusRequestHeaderFieldsTooLarge}, {1 << 20, http.StatusRequestHeaderFieldsTooLarge}} {
+		body string // "": not checked (net/http's own answer)
+	}{
+		{8 << 10, http.StatusOK, ""},
+		{31 << 10, http.StatusOK, ""}, // with the request's other headers, under 32 KiB
+		{33 << 10, http.StatusRequestHeaderFieldsTooLarge, tooLarge},
+		{48 << 10, http.StatusRequestHeaderFieldsTooLarge, tooLarge},
+		{1 << 20, http.StatusRequestHeaderFieldsTooLarge, ""},
+	} {
 		req, err := http.NewRequest("GET", "http://"+addr+"/api/v2/public/course/1", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -35,9 +46,17 @@ func TestRunBoundsRequestHeaders(t *testing.T) {
 		if err != nil {
 			t.Fatalf("GET with a header of %d bytes: %v", tt.size, err)
 		}
+		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != tt.want {
 			t.Errorf("GET with a header of %d bytes: status %d, want %d", tt.size, res.StatusCode, tt.want)
+		}
+		if tt.body == "" {
+			continue
+		}
+		if string(body) != tt.body || res.Header.Get("Content-Type") != "application/json" ||
+			res.Header.Get("Cache-Control") != "no-store" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET with a header of %d bytes: %q %v, want %q as JSON, no-store, nosniff", tt.size, body, res.Header, tt.body)
 		}
 	}
 }

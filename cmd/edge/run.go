@@ -32,10 +32,11 @@ const (
 	writeTimeout      = 30 * time.Second
 	idleTimeout       = 2 * time.Minute
 	shutdownTimeout   = 20 * time.Second // in-flight requests get this long after a signal
-	// maxHeaderBytes bounds a request's headers (net/http adds 4 KiB of slack, and answers
-	// 431 past it): tokens and JWTs take a few KiB, net/http's default of 1 MiB would let
-	// every request hold a megabyte.
-	maxHeaderBytes = 32 << 10
+	// maxHeaderBytes is net/http's bound on a request's headers, past which it answers a
+	// plain-text 431 before any handler (it adds 4 KiB of slack): twice the edge's
+	// (edge.MaxRequestHead, D46), which answers JSON between the two. Tokens and JWTs take
+	// a few KiB; net/http's default of 1 MiB would let every request hold a megabyte.
+	maxHeaderBytes = 2 * edge.MaxRequestHead
 )
 
 // Pool settings. The edge queries the replica only for the class search and the token
