@@ -299,14 +299,15 @@ func firstForwarded(v string) string {
 }
 
 // validHost reports whether h is a host[:port] fit to put in a URL: letters, digits, '.',
-// '-', ':' and an IPv6 literal's brackets, nothing that could change what the URL names.
+// '-', '_' (RFC 3986 allows it, and Docker names services with it), ':' and an IPv6
+// literal's brackets, nothing that could change what the URL names.
 func validHost(h string) bool {
 	if h == "" || len(h) > 255 {
 		return false
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-:[]", c) >= 0) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-_:[]", c) >= 0) {
 			return false
 		}
 	}

@@ -195,6 +195,9 @@ func TestFeedHeaders(t *testing.T) {
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
+		if h, ok := hdr["Host"]; ok {
+			req.Host = h // net/http keeps it apart from the headers
+		}
 		rec := httptest.NewRecorder()
 		s.Handler().ServeHTTP(rec, req)
 		var p feedPage
@@ -206,6 +209,19 @@ func TestFeedHeaders(t *testing.T) {
 	fwd := map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "api.example.org"}
 	if got := next(ts, "10.0.0.1:5000", fwd); got != "http://example.com/api/v2/public/feeds/courses" {
 		t.Errorf("forwarded headers from an untrusted peer: next %s, want the request's host", got)
+	}
+	// A host name as Docker names services is a host (RFC 3986 allows "_"); one that would
+	// change what the URL names is not, and the edge says localhost rather than repeat it.
+	for host, want := range map[string]string{
+		"catalogue_edge:8080": "http://catalogue_edge:8080/api/v2/public/feeds/courses",
+		"[::1]:8080":          "http://[::1]:8080/api/v2/public/feeds/courses",
+		"evil.example/x?":     "http://localhost/api/v2/public/feeds/courses",
+		"user@evil.example":   "http://localhost/api/v2/public/feeds/courses",
+		"a.example#frag":      "http://localhost/api/v2/public/feeds/courses",
+	} {
+		if got := next(ts, "10.0.0.1:5000", map[string]string{"Host": host}); got != want {
+			t.Errorf("Host %q: next %s, want %s", host, got, want)
+		}
 	}
 	cfg := testConfig()
 	cfg.Edge.TrustedProxies = []string{"10.0.0.0/8"}
