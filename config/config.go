@@ -244,7 +244,14 @@ func decode(v *viper.Viper) (Config, error) {
 	fields := reflect.ValueOf(&c).Elem()
 	var errs []error
 	for _, k := range keys {
-		if err := v.UnmarshalKey(k.Name, fieldOf(fields, k.Name).Addr().Interface()); err != nil {
+		field := fieldOf(fields, k.Name)
+		if field.Type() == reflect.TypeFor[time.Duration]() {
+			if err := bareNumber(v.Get(k.Name)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", k.Name, err))
+				continue
+			}
+		}
+		if err := v.UnmarshalKey(k.Name, field.Addr().Interface()); err != nil {
 			// The value decodes alone: mapstructure names it '' (no field), the key is named here.
 			errs = append(errs, fmt.Errorf("%s: %s", k.Name, strings.TrimPrefix(err.Error(), "'' ")))
 		}
@@ -253,6 +260,20 @@ func decode(v *viper.Viper) (Config, error) {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	return c, nil
+}
+
+// bareNumber refuses a duration written as a number without its unit, as YAML gives
+// "poll_interval: 5": viper would read it as 5 ns, which every check above zero lets
+// through. 0 is 0 in every unit. A value from the environment or a flag is a string, which
+// needs its unit anyway ("missing unit in duration").
+func bareNumber(raw any) error {
+	switch raw.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		if !reflect.ValueOf(raw).IsZero() {
+			return fmt.Errorf(`a duration needs its unit, such as "5s" or "500ms" (got %v)`, raw)
+		}
+	}
+	return nil
 }
 
 // ReplicaURL is the URL the builder reads and the edge searches: replica.url, else database.url.

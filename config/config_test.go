@@ -190,6 +190,27 @@ func TestLoadRefusesAMissingOrBrokenFile(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesDurationsWithoutUnit: a bare number in the file is no duration. viper would
+// read "poll_interval: 5" as 5 ns (a poll in a tight loop), "search_timeout: 2" as 2 ns
+// (every search a 503), and the checks above zero let them through. 0 is the same in every
+// unit, and a value with its unit loads.
+func TestLoadRefusesDurationsWithoutUnit(t *testing.T) {
+	for body, want := range map[string]string{
+		"edge:\n  poll_interval: 5\n":       `edge.poll_interval: a duration needs its unit, such as "5s" or "500ms" (got 5)`,
+		"edge:\n  search_timeout: 2.5\n":    `edge.search_timeout: a duration needs its unit, such as "5s" or "500ms" (got 2.5)`,
+		"builder:\n  collect_grace: 3600\n": `builder.collect_grace: a duration needs its unit, such as "5s" or "500ms" (got 3600)`,
+	} {
+		_, err := Load(writeFile(t, body), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load of %q: error %v, want it to contain %q", body, err, want)
+		}
+	}
+	c, err := Load(writeFile(t, "edge:\n  poll_interval: 5s\n  search_cache: 0\n"), nil)
+	if err != nil || c.Edge.PollInterval != 5*time.Second || c.Edge.SearchCache != 0 {
+		t.Errorf("Load of poll_interval 5s and search_cache 0: %v, %v, %v; want 5s and 0", err, c.Edge.PollInterval, c.Edge.SearchCache)
+	}
+}
+
 // The example file documents every key with its default; loading it must give the defaults,
 // database.url's (none) included.
 func TestExampleFileDocumentsEveryKey(t *testing.T) {
