@@ -2,7 +2,10 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/viper"
@@ -45,7 +48,7 @@ func checkUnknown(path string, environ []string) error {
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, EnvPrefix+"_") || strings.HasPrefix(name, TestEnvPrefix) ||
-			slices.Contains(envNames, name) {
+			slices.Contains(envNames, name) || serviceLink(kv) {
 			continue
 		}
 		errs = append(errs, fmt.Sprintf("%s: unknown environment variable (did you mean %s?)", name, nearest(name, envNames)))
@@ -55,6 +58,40 @@ func checkUnknown(path string, environ []string) error {
 	}
 	slices.Sort(errs)
 	return fmt.Errorf("%s", strings.Join(errs, "\n"))
+}
+
+// serviceLinkName matches the names of the variables Kubernetes gives a pod for every
+// Service of its namespace (enableServiceLinks, on by default): a Service catalogue-edge
+// makes variables of its name, upper-cased, ending in _SERVICE_HOST, _SERVICE_PORT,
+// _SERVICE_PORT_<NAME>, _PORT, _PORT_<N>_<PROTO> and _PORT_<N>_<PROTO>_PROTO, _PORT and
+// _ADDR. Group 1 says which of the forms of value it has.
+var serviceLinkName = regexp.MustCompile(`_(SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9_]+)?|PORT|PORT_[0-9]+_(?:TCP|UDP|SCTP)(?:_PROTO|_PORT|_ADDR)?)$`)
+
+// serviceLink reports whether the environment entry kv is one of Kubernetes' Service
+// variables, by its name and the form of its value, so that a Service named like the
+// programs does not stop them while an operator's misspelt variable (an edge "port" of
+// 8080) is still refused.
+func serviceLink(kv string) bool {
+	name, value, _ := strings.Cut(kv, "=")
+	m := serviceLinkName.FindStringSubmatch(name)
+	if m == nil {
+		return false
+	}
+	form := m[1]
+	switch {
+	case form == "SERVICE_HOST", strings.HasSuffix(form, "_ADDR"):
+		_, err := netip.ParseAddr(value)
+		return err == nil
+	case strings.HasSuffix(form, "_PROTO"):
+		return value == "tcp" || value == "udp" || value == "sctp"
+	case strings.HasPrefix(form, "SERVICE_PORT"), strings.HasSuffix(form, "_PORT"):
+		_, err := strconv.ParseUint(value, 10, 16)
+		return err == nil
+	default: // PORT and PORT_<N>_<PROTO>: proto://address:port
+		proto, addr, ok := strings.Cut(value, "://")
+		_, err := netip.ParseAddrPort(addr)
+		return ok && (proto == "tcp" || proto == "udp" || proto == "sctp") && err == nil
+	}
 }
 
 // knownKey reports whether k, a key of the file, is declared or is a section (a prefix of

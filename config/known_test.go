@@ -71,6 +71,39 @@ func TestKnownKeysAccepted(t *testing.T) {
 	}
 }
 
+// TestKubernetesServiceLinksIgnored: Kubernetes gives a pod variables for every Service of
+// its namespace (enableServiceLinks, on by default), so a Service named catalogue-edge puts
+// CATALOGUE_EDGE_SERVICE_HOST and its companions beside the configuration. They are no
+// misspelt keys and must not stop the programs; recognised by their names and their values,
+// so that an operator's CATALOGUE_EDGE_PORT=8080 is still refused.
+func TestKubernetesServiceLinksIgnored(t *testing.T) {
+	for k, v := range map[string]string{
+		"CATALOGUE_EDGE_SERVICE_HOST":        "10.96.0.11",
+		"CATALOGUE_EDGE_SERVICE_PORT":        "8080",
+		"CATALOGUE_EDGE_SERVICE_PORT_HTTP":   "8080",
+		"CATALOGUE_EDGE_PORT":                "tcp://10.96.0.11:8080",
+		"CATALOGUE_EDGE_PORT_8080_TCP":       "tcp://10.96.0.11:8080",
+		"CATALOGUE_EDGE_PORT_8080_TCP_PROTO": "tcp",
+		"CATALOGUE_EDGE_PORT_8080_TCP_PORT":  "8080",
+		"CATALOGUE_EDGE_PORT_8080_TCP_ADDR":  "10.96.0.11",
+		"CATALOGUE_PORT":                     "tcp://[fd00::11]:9090",
+		"CATALOGUE_SERVICE_HOST":             "fd00::11",
+	} {
+		t.Setenv(k, v)
+	}
+	if _, err := Load("", nil); err != nil {
+		t.Fatalf("Load beside Kubernetes' service variables: %v", err)
+	}
+	for k, v := range map[string]string{"CATALOGUE_EDGE_PORT": "8080", "CATALOGUE_EDGE_SERVICE_HOST": "edge.internal"} {
+		t.Run(k+"="+v, func(t *testing.T) {
+			t.Setenv(k, v)
+			if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), k+": unknown environment variable") {
+				t.Errorf("Load with %s=%s: %v, want it refused as unknown", k, v, err)
+			}
+		})
+	}
+}
+
 // TestKeysAreTheDeclaration: the keys and the Config type agree: every field of Config
 // (outside its sections' structs) is filled by exactly one key, and every key fills a field.
 func TestKeysAreTheDeclaration(t *testing.T) {
