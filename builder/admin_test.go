@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -137,4 +138,43 @@ func queuedMessages(t *testing.T, dbURL string) ([]queuedMessage, error) {
 		err := r.Scan(&m.snapshot, &m.body)
 		return m, err
 	})
+}
+
+// TestServeStartsWebhooksOnceItCan: builder serve started before the webhook tables exist
+// (or while the primary cannot answer) keeps trying, and delivers once they do, without a
+// restart: a serve that found no tables at start, or no database, had webhooks off for as
+// long as it ran, every partner unannounced.
+func TestServeStartsWebhooksOnceItCan(t *testing.T) {
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
+	// River's table out of the way: the database as before builder migrate made it.
+	testkit.Exec(t, cfg.Database.URL, "ALTER TABLE river_job RENAME TO river_job_later")
+	s := startServeWith(t, cfg, ServeOptions{webhookRetry: 50 * time.Millisecond})
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+	if !strings.Contains(s.logs.String(), `"msg":"webhooks are off: the database has no webhook tables yet; run builder migrate"`) {
+		t.Fatalf("serve started without webhook tables and said nothing:\n%s", s.logs.String())
+	}
+	testkit.Exec(t, cfg.Database.URL, "ALTER TABLE river_job_later RENAME TO river_job")
+	addEndpoint(t, cfg.Database.URL)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.logs.String(), `"msg":"webhooks started"`) {
+		if time.Now().After(deadline) {
+			t.Fatal("webhooks not started within 10 s of their tables")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
+	res := s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the change")
+	for {
+		rows, err := queuedMessages(t, cfg.Database.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 1 && rows[0].snapshot == res.SnapshotID {
+			break
+		}
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Fatalf("webhook messages = %+v, want one for the change's snapshot %s", rows, res.SnapshotID)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -32,6 +32,9 @@ type ServeOptions struct {
 	Progress func(publish.Progress)
 	// Resolver resolves webhook endpoints' names (tests); nil: the system's.
 	Resolver webhook.Resolver
+	// webhookRetry is how long serve waits before it tries again to start its webhooks;
+	// 0 means webhookRetry (tests make it shorter).
+	webhookRetry time.Duration
 }
 
 // midnight is when a new day starts in the configured time zone: upcoming classes and
@@ -60,8 +63,13 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	if cfg.Builder.Listen && !listening {
 		s.log.Warn("builder.listen is on but database.url is not set: changes are published on the schedule only")
 	}
-	if s.webhooks, err = s.startWebhooks(ctx); err != nil {
-		return err
+	w, werr := s.startWebhooks(ctx)
+	if errors.Is(werr, errWebhookConfig) {
+		return werr
+	}
+	s.webhooks.Store(w)
+	if werr != nil {
+		s.webhooksOff(werr)
 	}
 	q := &freshness.Queue{Quiet: cfg.Builder.Debounce, MaxDelay: cfg.Builder.MaxDelay}
 	c, err := s.schedule(q)
@@ -69,6 +77,9 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 		return err
 	}
 	var bg sync.WaitGroup
+	if werr != nil {
+		bg.Go(func() { s.retryWebhooks(ctx, werr) })
+	}
 	if listening {
 		connected := make(chan struct{})
 		bg.Go(func() { s.listen(ctx, q, connected) })
@@ -91,8 +102,8 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	<-c.Stop().Done()
 	loop.Wait()
 	bg.Wait()
-	if s.webhooks != nil {
-		s.webhooks.stop(ctx, cfg.Webhooks.Timeout)
+	if w := s.webhooks.Load(); w != nil {
+		w.stop(ctx, cfg.Webhooks.Timeout)
 	}
 	s.log.Info("builder serve stopped")
 	return nil

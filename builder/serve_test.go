@@ -32,6 +32,12 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // TestServeRetriesAfterAFailedRun starts serve on a database without the schema, so the
 // run at start fails; the test then creates the schema, the next scheduled run publishes,
 // and cancelling the context stops serve.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/trainingco/catalogue/builder/catalogue"
@@ -34,8 +35,9 @@ type serveLoop struct {
 	// kept remembers the hashes of the kept manifests other processes published, which
 	// collection read from the store (publish.Publisher.Kept).
 	kept publish.KeptHashes
-	// webhooks queues and delivers catalogue.changed; nil when off.
-	webhooks *webhooks
+	// webhooks queues and delivers catalogue.changed; nil while off (they start once the
+	// primary answers and has their tables, see retryWebhooks).
+	webhooks atomic.Pointer[webhooks]
 }
 
 // published is a snapshot this builder published.

@@ -1,7 +1,9 @@
 package builder
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,12 +25,33 @@ type webhooks struct {
 	redis *redis.Client
 }
 
-// startWebhooks starts delivering; it returns nil, logged, when the database has no
-// webhook tables yet (builder migrate makes them), so that serve runs without webhooks.
+// webhookRetry is how long serve waits before it tries again to start its webhooks, when
+// the primary did not answer or had no webhook tables yet.
+const webhookRetry = 30 * time.Second
+
+// errWebhookConfig marks a failure to start the webhooks that trying again cannot mend.
+var errWebhookConfig = errors.New("webhooks' configuration")
+
+// errNoWebhookTables: the primary answers, but builder migrate has not made the tables.
+var errNoWebhookTables = errors.New("the database has no webhook tables yet; run builder migrate")
+
+// startWebhooks starts delivering. It fails with errNoWebhookTables when the database has
+// no webhook tables yet (builder migrate makes them), with an error wrapping
+// errWebhookConfig when database.url or edge.redis_url cannot be used, and with the
+// database's error when it does not answer; the webhooks are off until it succeeds.
 func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 	pc, err := pgxpool.ParseConfig(s.cfg.Database.URL)
 	if err != nil {
-		return nil, fmt.Errorf("database.url: %w", err)
+		return nil, fmt.Errorf("%w: database.url: %w", errWebhookConfig, err)
+	}
+	var redisOpts *redis.Options
+	if s.cfg.Edge.RedisURL != "" {
+		if redisOpts, err = redis.ParseURL(s.cfg.Edge.RedisURL); err != nil {
+			return nil, fmt.Errorf("%w: edge.redis_url: %w", errWebhookConfig, err)
+		}
+		if redisOpts.Password == "" {
+			redisOpts.Password = s.cfg.Edge.RedisPassword
+		}
 	}
 	// One connection per delivery in flight (it holds the endpoint's lock), and River's own.
 	pc.MaxConns = int32(s.cfg.Webhooks.Workers) + 4
@@ -39,21 +62,12 @@ func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 	ready, err := webhookTables(ctx, pool)
 	if err != nil || !ready {
 		pool.Close()
-		s.log.Warn("webhooks are off: the database has no webhook tables yet; run builder migrate", "error", errString(err))
-		return nil, nil
+		return nil, cmp.Or(err, errNoWebhookTables)
 	}
 	w := &webhooks{pool: pool}
 	reports := edges.Served{Poll: s.cfg.Edge.PollInterval, Prefix: snapshot.EdgeServedPrefix(s.cfg.Store.URL, s.cfg.Store.Endpoint)}
-	if s.cfg.Edge.RedisURL != "" {
-		opts, err := redis.ParseURL(s.cfg.Edge.RedisURL)
-		if err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("edge.redis_url: %w", err)
-		}
-		if opts.Password == "" {
-			opts.Password = s.cfg.Edge.RedisPassword
-		}
-		w.redis = redis.NewClient(opts)
+	if redisOpts != nil {
+		w.redis = redis.NewClient(redisOpts)
 		reports.Redis = w.redis
 	}
 	w.queue, err = queue.New(queue.Options{Pool: pool, Config: s.cfg.Webhooks, Edge: s.cfg.Edge, Served: reports,
@@ -68,6 +82,42 @@ func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 	return w, nil
 }
 
+// retryWebhooks tries to start the webhooks every webhookRetry until they do or ctx is
+// done: a primary that did not answer when serve started, or had no webhook tables yet,
+// must not leave them off for as long as serve runs. err is why they are off (logged);
+// each new reason is logged once.
+func (s *serveLoop) retryWebhooks(ctx context.Context, err error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(s.webhookRetry()):
+		}
+		w, next := s.startWebhooks(ctx)
+		if next == nil {
+			s.webhooks.Store(w)
+			s.log.Info("webhooks started")
+			return
+		}
+		if next.Error() != err.Error() {
+			s.webhooksOff(next)
+		}
+		err = next
+	}
+}
+
+// webhooksOff logs why the webhooks are off, and that serve tries again.
+func (s *serveLoop) webhooksOff(err error) {
+	every := s.webhookRetry().String()
+	if errors.Is(err, errNoWebhookTables) {
+		s.log.Warn("webhooks are off: the database has no webhook tables yet; run builder migrate", "retry_every", every)
+		return
+	}
+	s.log.Warn("webhooks are off: they could not start; trying again", "retry_every", every, "error", err.Error())
+}
+
+func (s *serveLoop) webhookRetry() time.Duration { return cmp.Or(s.opts.webhookRetry, webhookRetry) }
+
 // webhookTables says whether the database has the webhook tables (builder migrate makes
 // them).
 func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
@@ -80,10 +130,11 @@ func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 // class document. A failure is logged: the next change's message names the feeds'
 // position before it, from which a partner reads this change too.
 func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed time.Time) {
-	if s.webhooks == nil || res.SnapshotID == "" || res.Feed.Empty() {
+	w := s.webhooks.Load()
+	if w == nil || res.SnapshotID == "" || res.Feed.Empty() {
 		return
 	}
-	id, err := s.webhooks.queue.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses,
+	id, err := w.queue.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses,
 		Classes: res.Feed.Classes, After: res.Feed.After, Noticed: noticed})
 	if err != nil {
 		s.log.Error("could not queue the webhooks of a publication", "snapshot", res.SnapshotID, "error", err.Error())
@@ -106,11 +157,4 @@ func (w *webhooks) close() {
 		_ = w.redis.Close()
 	}
 	w.pool.Close()
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
