@@ -83,7 +83,7 @@ func Run(ctx context.Context, o Options) Report {
 	add(c)
 	if conn != nil {
 		add(checkDatabase(ctx, conn, o)...)
-		add(checkReplica(ctx, conn, o))
+		add(checkReplica(ctx, conn, o)...)
 		conn.Close(context.WithoutCancel(ctx))
 	} else if o.ReplicaURL != "" && o.ReplicaURL != o.PrimaryURL {
 		// Its lag cannot be timed without the primary, but whether it answers can.
@@ -113,6 +113,7 @@ func checkDatabase(ctx context.Context, conn *pgx.Conn, o Options) []Check {
 	}
 	cs = append(cs, checkTypeValues(ctx, conn))
 	if columnsOK {
+		cs = append(cs, checkServedValues(ctx, conn))
 		cs = append(cs, checkPlans(ctx, conn, o.Templates, o.LargeTable)...)
 	} else {
 		// The queries would fail on the columns already reported.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,8 +79,8 @@ func TestHealthy(t *testing.T) {
 	if !r.OK || strings.Contains(out.String(), "✗") {
 		t.Errorf("a healthy installation fails:\n%s", out.String())
 	}
-	for _, name := range []string{"primary database", "replica lag", "store writable", "store pointer", "time zone",
-		"columns of catalogue_classes", "course types", "feeds", "triggers on registrations", "API tokens"} {
+	for _, name := range []string{"primary database", "replica lag", "mapping on the replica", "store writable", "store pointer", "time zone",
+		"columns of catalogue_classes", "course types", "values the builder reads", "feeds", "triggers on registrations", "API tokens"} {
 		if find(r, name) == nil {
 			t.Errorf("no check %q in:\n%s", name, out.String())
 		}
@@ -152,10 +154,23 @@ func TestFinds(t *testing.T) {
 			"triggers on rooms", "missing or disabled: catalogue_notify_update", ""},
 		{"a disabled trigger", `ALTER TABLE classes DISABLE TRIGGER catalogue_search_changed`, nil,
 			"triggers on classes", "missing or disabled: catalogue_search_changed", ""},
+		{"a public class without an end date", `ALTER TABLE classes ALTER COLUMN end_date DROP NOT NULL;
+			UPDATE classes SET end_date = NULL WHERE id IN (7, 5)`, nil,
+			"values the builder reads", "catalogue_classes: 2 public classes without a start_date or an end_date, or with an infinite one (id 5 first)", ""},
+		{"a class ending at infinity", `UPDATE classes SET end_date = 'infinity' WHERE id = 8`, nil,
+			"values the builder reads", "catalogue_classes: 1 public classes without a start_date or an end_date, or with an infinite one (id 8 first)", ""},
+		{"a public class without a cost", `ALTER TABLE classes ALTER COLUMN cost DROP NOT NULL; UPDATE classes SET cost = NULL WHERE id = 9`, nil,
+			"values the builder reads", "catalogue_classes: 1 public classes without a cost (id 9 first)", ""},
+		{"a mapping that repeats a room", `DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
+			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, l.city, l.state, l.zip, l.country
+			FROM rooms r JOIN locations l ON l.id = r.location_id CROSS JOIN generate_series(1, 2)`, nil,
+			"values the builder reads", "catalogue_rooms: 1 ids on more than one row (id 10 first)", "indexes"},
 		{"no token", `UPDATE api_tokens SET revoked_at = now()`, nil,
 			"API tokens", "no active API token", ""},
 		{"an unreachable replica", "", func(t *testing.T, o *Options) { o.ReplicaURL = closedPort(t) },
 			"replica database", "cannot connect", ""},
+		{"a replica role that cannot read the mapping", "", func(t *testing.T, o *Options) { o.ReplicaURL = asNewRole(t, o.PrimaryURL, o.ReplicaURL) },
+			"mapping on the replica", "replica.url cannot read catalogue_courses: ERROR: permission denied", ""},
 		{"an unwritable local store", "", func(t *testing.T, o *Options) { o.Store = store.Options(unwritableFolder(t)) },
 			"store writable", "create", ""},
 		{"an unwritable S3 store", "", func(t *testing.T, o *Options) {
@@ -174,7 +189,7 @@ func TestFinds(t *testing.T) {
 			if !strings.Contains(c.name, "S3") { // t.Setenv is not for parallel tests
 				t.Parallel()
 			}
-			o := healthy(t, c.name == "an unreachable primary")
+			o := healthy(t, c.name == "an unreachable primary" || strings.Contains(c.name, "replica role"))
 			if c.sql != "" {
 				testkit.Exec(t, o.PrimaryURL, c.sql)
 			}
@@ -237,6 +252,23 @@ func find(r Report, name string) *Check {
 }
 
 // closedPort returns a PostgreSQL URL on a loopback port nothing listens on.
+// asNewRole creates a login role on primary that has been granted nothing, waits for the
+// standby to have it, and returns standby's URL with that role: one that connects but reads
+// no view of the mapping.
+func asNewRole(t *testing.T, primary, standby string) string {
+	t.Helper()
+	role := fmt.Sprintf("doctor_ro_%d", time.Now().UnixNano())
+	testkit.Exec(t, primary, "CREATE ROLE "+role+" LOGIN")
+	t.Cleanup(func() { testkit.Exec(t, primary, "DROP ROLE IF EXISTS "+role) })
+	testkit.WaitReplayed(t, primary, standby)
+	u, err := url.Parse(standby)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	return u.String()
+}
+
 func closedPort(t *testing.T) string {
 	t.Helper()
 	return "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"

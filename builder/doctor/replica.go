@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,18 +11,46 @@ import (
 	"github.com/trainingco/catalogue/builder/freshness"
 )
 
-// checkReplica checks that the replica answers and replays the primary's log within
-// o.ReplicaLag: it reads the primary's position, then waits for the replica to pass it.
-func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) Check {
+// checkReplica checks that the replica answers, replays the primary's log within
+// o.ReplicaLag (replicaLag) and reads the mapping (replicaReads).
+func checkReplica(ctx context.Context, primary *pgx.Conn, o Options) []Check {
 	if o.ReplicaURL == "" || o.ReplicaURL == o.PrimaryURL {
-		return Check{Name: "replica database", OK: true, Detail: "replica.url is not set: the builder and the edge read the primary"}
+		return []Check{{Name: "replica database", OK: true, Detail: "replica.url is not set: the builder and the edge read the primary"}}
 	}
 	conn, c := connect(ctx, "replica", o.ReplicaURL, "replica.url")
 	if conn == nil {
-		return c
+		return []Check{c}
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	c = Check{Name: "replica lag"}
+	return []Check{replicaLag(ctx, primary, conn, o), replicaReads(ctx, conn)}
+}
+
+// replicaReads checks that replica.url's role reads every name of the mapping there, as the
+// builder does: every other check of the mapping runs on the primary, so a role without
+// SELECT on a view, or a logical replica (which does not copy the views builder migrate
+// made on the primary), passed them all and failed the first build.
+func replicaReads(ctx context.Context, conn *pgx.Conn) Check {
+	c := Check{Name: "mapping on the replica"}
+	var bad []string
+	for _, rel := range contract {
+		if _, err := conn.Exec(ctx, "SELECT * FROM "+pgx.Identifier{rel.name}.Sanitize()+" LIMIT 0"); err != nil {
+			bad = append(bad, rel.name+": "+err.Error())
+		}
+	}
+	if len(bad) > 0 {
+		c.Detail = "replica.url cannot read " + strings.Join(bad, "; ")
+		c.Fix = "on a streaming standby, GRANT SELECT on the catalogue_* views to replica.url's role (on the primary); " +
+			"a logical replica does not copy views: run builder migrate on it too, or point replica.url at a standby"
+		return c
+	}
+	c.OK, c.Detail = true, fmt.Sprintf("replica.url's role reads the %d names of the mapping", len(contract))
+	return c
+}
+
+// replicaLag checks that the replica replays the primary's log within o.ReplicaLag: it
+// reads the primary's position, then waits for the replica to pass it.
+func replicaLag(ctx context.Context, primary, conn *pgx.Conn, o Options) Check {
+	c := Check{Name: "replica lag"}
 	// A transaction with an xid writes a commit record, which PostgreSQL flushes (at once,
 	// or within wal_writer_delay under synchronous_commit = off) and so streams; the
 	// replica has caught up with this moment once it has replayed past the position read

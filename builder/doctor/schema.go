@@ -150,6 +150,69 @@ GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`, courseTypes)
 	return c
 }
 
+// servedValues finds the rows of the mapping that a build reads but cannot render: the
+// reference schema makes the dates and the cost NOT NULL and the ids primary keys, a
+// provider's mapping need not (a self-paced class without an end date, a nullable price, a
+// join that repeats a room), and the build then fails on the first such row, after the
+// doctor said the columns were right. Each row of the query is a problem, with how many
+// rows have it and the smallest id among them.
+const servedValues = `
+WITH served AS (
+  SELECT cl.* FROM catalogue_classes cl JOIN catalogue_courses co ON co.id = cl.course_id AND co.is_public
+  WHERE cl.is_public)
+SELECT rel, what, n, first FROM (
+  SELECT 1, 'catalogue_courses', 'public courses without a name', count(*), min(id)
+  FROM catalogue_courses WHERE is_public AND name IS NULL
+  UNION ALL
+  SELECT 2, 'catalogue_classes', 'public classes without a start_date or an end_date, or with an infinite one', count(*), min(id)
+  FROM served WHERE start_date IS NULL OR end_date IS NULL OR NOT isfinite(start_date) OR NOT isfinite(end_date)
+  UNION ALL
+  SELECT 3, 'catalogue_classes', 'public classes without a cost', count(*), min(id) FROM served WHERE cost IS NULL
+  UNION ALL
+  SELECT 4, 'catalogue_courses', 'ids on more than one row', count(*), min(id)
+  FROM (SELECT id FROM catalogue_courses GROUP BY id HAVING count(*) > 1) d
+  UNION ALL
+  SELECT 5, 'catalogue_classes', 'ids on more than one row', count(*), min(id)
+  FROM (SELECT id FROM catalogue_classes GROUP BY id HAVING count(*) > 1) d
+  UNION ALL
+  SELECT 6, 'catalogue_rooms', 'ids on more than one row', count(*), min(id)
+  FROM (SELECT id FROM catalogue_rooms GROUP BY id HAVING count(*) > 1) d
+) AS p(ord, rel, what, n, first)
+WHERE n > 0 ORDER BY ord`
+
+// checkServedValues checks that every row a build reads can be rendered (servedValues).
+func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
+	c := Check{Name: "values the builder reads"}
+	rows, err := conn.Query(ctx, servedValues)
+	if err != nil {
+		c.Detail = "cannot read the mapping: " + err.Error()
+		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
+		return c
+	}
+	var bad []string
+	for rows.Next() {
+		var rel, what string
+		var n, first int64
+		if err := rows.Scan(&rel, &what, &n, &first); err != nil {
+			c.Detail = err.Error()
+			return c
+		}
+		bad = append(bad, fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, first))
+	}
+	if err := rows.Err(); err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	if len(bad) > 0 {
+		c.Detail = strings.Join(bad, "; ") + ": a build would fail on them"
+		c.Fix = "in the mapping, give every public class finite dates and a cost (COALESCE, or leave such classes out of catalogue_classes) " +
+			"and keep one row per id (a join that repeats rows: pick one with DISTINCT ON or a narrower join)"
+		return c
+	}
+	c.OK, c.Detail = true, "every public course and class can be rendered; ids are unique"
+	return c
+}
+
 // checkTokens checks that at least one API token can call the edge.
 func checkTokens(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "API tokens"}
