@@ -54,3 +54,24 @@ func reload(t *testing.T, env *authEnv, f fixture) {
 		t.Fatalf("load %s: %v", f.id, err)
 	}
 }
+
+// TestZoneMismatchReported: builder and edge must agree on timezone (D1). A snapshot built
+// for another zone than the edge's gives static documents whose "today" is the builder's
+// while the search uses the edge's, for hours a day and silently: the edge warns, once per
+// snapshot.
+func TestZoneMismatchReported(t *testing.T) {
+	env := newAuthEnv(t, func(c *config.Config) { c.Timezone = "America/Chicago" })
+	warnings := func() int { return strings.Count(env.logs.String(), "built for another time zone") }
+	reload(t, env, fixture{id: "snap-chicago", timezone: "America/Chicago", docs: map[string]string{"/public/course/1": authCourse}})
+	before := warnings() // the env's first snapshot says UTC
+	env.s.days.check(env.s.docs.Current())
+	if n := warnings(); n != before {
+		t.Errorf("a snapshot of the edge's zone: %d more warnings, want none\n%s", n-before, env.logs.String())
+	}
+	reload(t, env, fixture{id: "snap-paris", timezone: "Europe/Paris", docs: map[string]string{"/public/course/1": authCourse}})
+	env.s.days.check(env.s.docs.Current())
+	env.s.days.check(env.s.docs.Current())
+	if n := warnings(); n != before+1 || !strings.Contains(env.logs.String(), `"snapshot_timezone":"Europe/Paris","timezone":"America/Chicago"`) {
+		t.Errorf("a snapshot of Europe/Paris on an edge of America/Chicago: %d warnings, want one naming both zones\n%s", n-before, env.logs.String())
+	}
+}

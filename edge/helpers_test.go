@@ -29,9 +29,10 @@ import (
 
 // fixture is a snapshot to publish: its id and its documents by route.
 type fixture struct {
-	id    string
-	docs  map[string]string
-	today string // the day it was built for; empty: 2027-03-01
+	id       string
+	docs     map[string]string
+	today    string // the day it was built for; empty: 2027-03-01
+	timezone string // the builder's timezone; empty: UTC
 	// modified are the change numbers of course and class routes, and tombstones the
 	// deletions, of the feeds (D35); nil: a snapshot without feeds.
 	modified   map[string]int64
@@ -46,7 +47,7 @@ func publish(t testing.TB, st store.Store, f fixture) {
 	t.Helper()
 	ctx := context.Background()
 	m := snapshot.Manifest{ID: f.id, Header: snapshot.Header{BuiltAt: time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC),
-		Today: cmp.Or(f.today, "2027-03-01"), Timezone: "UTC"}, Documents: map[string]snapshot.Entry{}}
+		Today: cmp.Or(f.today, "2027-03-01"), Timezone: cmp.Or(f.timezone, "UTC")}, Documents: map[string]snapshot.Entry{}}
 	docs := maps.Clone(f.docs)
 	for _, r := range snapshot.RequiredRoutes() {
 		if _, ok := docs[r]; !ok {

@@ -42,6 +42,9 @@ func (s *Snapshot) PublishedAt() time.Time { return s.publishedAt }
 // manifest does not say.
 func (s *Snapshot) Today() string { return s.head.Today }
 
+// Timezone is the time zone the builder rendered the snapshot in (its timezone).
+func (s *Snapshot) Timezone() string { return s.head.Timezone }
+
 // IDHeader is ID as a header value (X-Catalogue-Snapshot), capped so that nothing appends
 // into it: made once per snapshot, it costs a response no allocation.
 func (s *Snapshot) IDHeader() []string { return s.idHeader }
