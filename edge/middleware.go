@@ -44,7 +44,9 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 	var err error
 	switch {
 	case headBytes(req) > MaxRequestHead:
-		err = fail(ErrHeaderTooLarge, "Request Header Fields Too Large.")
+		// Counted like any request that reaches no endpoint (D44): against its token, or
+		// its address without one.
+		err = s.stray(c, fail(ErrHeaderTooLarge, "Request Header Fields Too Large."))
 	case req.Method == http.MethodGet || req.Method == http.MethodHead:
 		err = s.call(c, next)
 		pattern = c.Path()
@@ -75,7 +77,7 @@ func (s *Server) serveFront(c echo.Context, next echo.HandlerFunc) {
 }
 
 // MaxRequestHead bounds a request's line and headers (D46): past it the answer is 431, as
-// JSON like every error, before the token is read. The HTTP server's own bound
+// JSON like every error, before any handler runs. The HTTP server's own bound
 // (http.Server.MaxHeaderBytes, which answers in plain text) must be larger.
 const MaxRequestHead = 32 << 10
 

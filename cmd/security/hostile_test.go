@@ -94,6 +94,16 @@ func TestHostileRequests(t *testing.T) {
 
 // parse reads the request the way net/http's server does, from its bytes on the wire.
 func (w wireRequest) parse() (*http.Request, error) {
+	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(w.head() + w.body)))
+	if err != nil {
+		return nil, err
+	}
+	r.RemoteAddr = w.remote
+	return r, nil
+}
+
+// head is the request line and headers of w as sent.
+func (w wireRequest) head() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: catalogue.test\r\n", w.method, w.target)
 	for _, h := range w.header {
@@ -103,14 +113,11 @@ func (w wireRequest) parse() (*http.Request, error) {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(w.body))
 	}
 	b.WriteString("\r\n")
-	b.WriteString(w.body)
-	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(b.String())))
-	if err != nil {
-		return nil, err
-	}
-	r.RemoteAddr = w.remote
-	return r, nil
+	return b.String()
 }
+
+// maxHead is D46's bound on a request's line and headers: past it, 431.
+const maxHead = 32 << 10
 
 // serveSafely serves r, returning what a panic that escaped the handler carried.
 func serveSafely(h http.Handler, r *http.Request) (rec *httptest.ResponseRecorder, panicked any) {
@@ -129,12 +136,17 @@ func (s *site) checkHostile(w wireRequest, r *http.Request, rec *httptest.Respon
 	// A HEAD's body is not checked: net/http drops whatever a handler writes for one (the
 	// health handlers write theirs), and the recorder does not.
 	head := r.Method == http.MethodHead
+	if n := len(w.head()); n > maxHead && rec.Code != 431 {
+		return fmt.Sprintf("a request head of %d bytes answered %d, want 431 (D46)", n, rec.Code)
+	}
 	switch code := rec.Code; {
 	case code == 200 && !head:
 		return checkOK(r, h, body)
 	case code == 200 || code == 304:
 		return ""
-	case code == 400 || code == 401 || code == 404 || code == 405:
+	case code == 431 && len(w.head()) <= maxHead:
+		return fmt.Sprintf("431 for a request head of %d bytes, within D46's %d", len(w.head()), maxHead)
+	case code == 400 || code == 401 || code == 404 || code == 405 || code == 431:
 		return checkError(code, h, body, head)
 	case code == 500:
 		return s.checkBadDate(w, r, h, body)
