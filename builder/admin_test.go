@@ -13,9 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/webhook"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
+	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
@@ -24,15 +26,7 @@ import (
 // after a build: naming the classes it changed and the feeds' position before it (D39).
 func TestRollbackQueuesWebhooks(t *testing.T) {
 	ctx := context.Background()
-	cfg := newFixture(t)["local"]
-	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
-		t.Fatal(err)
-	}
-	addEndpoint(t, cfg.Database.URL)
-	now := clock()
-	mustRun(t, cfg, now)
-	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
-	second := mustRun(t, cfg, now)
+	cfg, _, _, second := publishedTwice(t)
 
 	res, err := Rollback(ctx, cfg, "", nil)
 	if err != nil {
@@ -69,16 +63,7 @@ func TestRollbackQueuesWebhooks(t *testing.T) {
 // for builder serve to deliver; one that changes nothing queues nothing. Without it, a change
 // published by builder run is never announced: serve's next build finds nothing new.
 func TestRunQueuesWebhooks(t *testing.T) {
-	ctx := context.Background()
-	cfg := newFixture(t)["local"]
-	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
-		t.Fatal(err)
-	}
-	addEndpoint(t, cfg.Database.URL)
-	now := clock()
-	first := mustRun(t, cfg, now)
-	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
-	second := mustRun(t, cfg, now)
+	cfg, now, first, second := publishedTwice(t)
 	mustRun(t, cfg, now) // nothing changed
 
 	rows, err := queuedMessages(t, cfg.Database.URL)
@@ -102,6 +87,21 @@ func TestRunQueuesWebhooks(t *testing.T) {
 		t.Errorf("the second run's message = %s; want %s naming class 102 alone and the classes feed at %s",
 			rows[1].body, webhook.TypeChanged, after)
 	}
+}
+
+// publishedTwice returns a fixture with the webhook tables and one endpoint, published by
+// builder run twice with the clock now: as it is, then after class 102's cost changed.
+func publishedTwice(t *testing.T) (cfg config.Config, now func() time.Time, first, second publish.Result) {
+	t.Helper()
+	cfg = newFixture(t)["local"]
+	if err := queue.Migrate(context.Background(), cfg.Database.URL); err != nil {
+		t.Fatal(err)
+	}
+	addEndpoint(t, cfg.Database.URL)
+	now = clock()
+	first = mustRun(t, cfg, now)
+	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
+	return cfg, now, first, mustRun(t, cfg, now)
 }
 
 // addEndpoint registers one webhook endpoint (on loopback: nothing is delivered here).
