@@ -3,12 +3,13 @@ package services
 import (
 	"context"
 	"fmt"
-	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Nginx starts nginx in dir with the configuration conf, in which it replaces @DIR@ with
@@ -40,13 +41,29 @@ func Nginx(dir, conf string) (*Server, error) {
 		return exec.Command(bin, "-p", s.Dir, "-c", path, "-e", filepath.Join(s.Dir, "error.log")), nil
 	}
 	s.url = func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
-	s.ready = func(ctx context.Context, s *Server) error {
-		var d net.Dialer
-		conn, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
-		if err == nil {
-			conn.Close()
-		}
+	s.ready = nginxAnswers
+	return s, s.Start()
+}
+
+// nginxAnswers is nginx's readiness: an HTTP answer that says it is nginx's. Accepting a
+// connection is not enough: another program can take the port freePort chose before nginx
+// binds it (nginx then exits, unable to bind), and that program's listener would have been
+// taken for nginx's.
+func nginxAnswers(ctx context.Context, s *Server) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, s.url(s.Port)+"/", nil)
+	if err != nil {
 		return err
 	}
-	return s, s.Start()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if server := resp.Header.Get("Server"); server != "nginx" && !strings.HasPrefix(server, "nginx/") {
+		return fmt.Errorf("port %d answers, but not as nginx (Server: %q)", s.Port, server)
+	}
+	return nil
 }

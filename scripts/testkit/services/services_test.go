@@ -152,6 +152,35 @@ http {
 	stopped(t, n)
 }
 
+// TestNginxNotTakenForAnother: nginx started on a port another program holds is not reported
+// started because that program accepts connections (freePort's port can be taken by
+// another test's listener before nginx binds it, and a GET then read EOF from it).
+func TestNginxNotTakenForAnother(t *testing.T) {
+	t.Parallel()
+	conf := "daemon off;\npid @DIR@/nginx.pid;\nevents {}\nhttp {\n    access_log off;\n    client_body_temp_path @DIR@/tmp/body;\n" +
+		"    proxy_temp_path @DIR@/tmp/proxy;\n    fastcgi_temp_path @DIR@/tmp/fastcgi;\n    uwsgi_temp_path @DIR@/tmp/uwsgi;\n" +
+		"    scgi_temp_path @DIR@/tmp/scgi;\n    server { listen @LISTEN@; return 204; }\n}\n"
+	n := ForTest(t, "CATALOGUE_TEST_REQUIRE", func(dir string) (*Server, error) { return Nginx(dir, conf) })
+	stopped(t, n)
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(n.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() { // accepts and hangs up, as a server of something else would
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if err := n.Server.Start(); err == nil {
+		t.Errorf("nginx started on a port another listener holds: no error (it answered for nginx)")
+	}
+}
+
 // TestStartFailsWithTheLog starts a Redis on a port another listener holds: Start fails,
 // quoting the server's log, instead of returning a server that is not there.
 func TestStartFailsWithTheLog(t *testing.T) {
