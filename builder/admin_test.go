@@ -107,13 +107,8 @@ func publishedTwice(t *testing.T) (cfg config.Config, now func() time.Time, firs
 // addEndpoint registers one webhook endpoint (on loopback: nothing is delivered here).
 func addEndpoint(t *testing.T, dbURL string) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, _, err := webhook.Add(ctx, conn, webhook.Rules{AllowHTTP: true, AllowPrivate: true}, "http://127.0.0.1:9/hook", ""); err != nil {
+	conn := testkit.Connect(t, dbURL)
+	if _, _, err := webhook.Add(context.Background(), conn, webhook.Rules{AllowHTTP: true, AllowPrivate: true}, "http://127.0.0.1:9/hook", ""); err != nil {
 		t.Fatal(err)
 	}
 }
