@@ -87,7 +87,8 @@ var keys = []Key{
 	{Name: "timezone",
 		Default: "UTC",
 		Doc: "The IANA time zone that defines \"today\" (D1), which builder and edge " +
-			"must agree on: which classes are upcoming, which have started.",
+			"must agree on: which classes are upcoming, which have started. An edge " +
+			"serving a snapshot built for another zone says so in its log.",
 		Check: func(c Config, bad Bad) {
 			if _, err := time.LoadLocation(c.Timezone); err != nil || c.Timezone == "" {
 				bad("must be an IANA time zone such as UTC or Europe/Berlin", quoted(c.Timezone))
