@@ -40,13 +40,7 @@ func TestRollbackQueuesWebhooks(t *testing.T) {
 	if len(rows) != 3 || rows[2].snapshot != res.SnapshotID {
 		t.Fatalf("webhook messages after two runs and the rollback = %+v, want three, the last for snapshot %s", rows, res.SnapshotID)
 	}
-	var msg struct {
-		Type string
-		Data webhook.Changed
-	}
-	if err := json.Unmarshal([]byte(rows[2].body), &msg); err != nil {
-		t.Fatal(err)
-	}
+	msg := decodeMessage(t, rows[2])
 	after := "afterChangeNumber=" + strconv.FormatInt(second.Manifest.Feed.Last, 10)
 	if msg.Type != webhook.TypeChanged || !slices.Contains(msg.Data.Classes, 102) || !strings.HasSuffix(msg.Data.Feeds.Classes, after) ||
 		!cmp.Equal(msg.Data.Classes, res.Feed.Classes) || !cmp.Equal(msg.Data.Courses, res.Feed.Courses, cmpopts.EquateEmpty()) {
@@ -74,13 +68,7 @@ func TestRunQueuesWebhooks(t *testing.T) {
 	if len(rows) != 2 || rows[0].snapshot != first.SnapshotID || rows[1].snapshot != second.SnapshotID {
 		t.Fatalf("webhook messages = %+v, want one for snapshot %s and one for %s", rows, first.SnapshotID, second.SnapshotID)
 	}
-	var msg struct {
-		Type string
-		Data webhook.Changed
-	}
-	if err := json.Unmarshal([]byte(rows[1].body), &msg); err != nil {
-		t.Fatal(err)
-	}
+	msg := decodeMessage(t, rows[1])
 	after := "afterChangeNumber=" + strconv.FormatInt(first.Manifest.Feed.Last, 10)
 	if msg.Type != webhook.TypeChanged || !cmp.Equal(msg.Data.Classes, []int64{102}) || len(msg.Data.Courses) != 0 ||
 		!strings.HasSuffix(msg.Data.Feeds.Classes, after) {
@@ -114,6 +102,22 @@ func addEndpoint(t *testing.T, dbURL string) {
 }
 
 type queuedMessage struct{ snapshot, body string }
+
+// message is the body of a queued catalogue.changed.
+type message struct {
+	Type string
+	Data webhook.Changed
+}
+
+// decodeMessage decodes m's body.
+func decodeMessage(t *testing.T, m queuedMessage) message {
+	t.Helper()
+	var msg message
+	if err := json.Unmarshal([]byte(m.body), &msg); err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
 
 // queuedMessages returns the messages queued for the endpoints, oldest first.
 func queuedMessages(t *testing.T, dbURL string) ([]queuedMessage, error) {
