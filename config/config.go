@@ -210,6 +210,9 @@ func Load(path string, overrides map[string]any) (Config, error) {
 	}
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	// A variable set to "" is a value, as to a shell: CATALOGUE_EDGE_REDIS_URL= turns Redis
+	// off where the file sets it; decode refuses it for a key with no empty value.
+	v.AllowEmptyEnv(true)
 	v.AutomaticEnv()
 	bindEnv(v)
 	if path != "" {
@@ -245,6 +248,10 @@ func decode(v *viper.Viper) (Config, error) {
 	var errs []error
 	for _, k := range keys {
 		field := fieldOf(fields, k.Name)
+		if err := emptyVariable(v, k.Name, field.Kind()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if field.Type() == reflect.TypeFor[time.Duration]() {
 			if err := bareNumber(v.Get(k.Name)); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", k.Name, err))
@@ -260,6 +267,20 @@ func decode(v *viper.Viper) (Config, error) {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	return c, nil
+}
+
+// emptyVariable refuses key's variable set to "" when it is what v reads for a key of kind
+// that has no empty value (a number, a duration, a switch): viper's decoder would read it as
+// 0 or false, which a check may let through. A text or a list may be empty.
+func emptyVariable(v *viper.Viper, key string, kind reflect.Kind) error {
+	if kind == reflect.String || kind == reflect.Slice {
+		return nil
+	}
+	name := EnvName(key)
+	if val, set := os.LookupEnv(name); !set || val != "" || v.Get(key) != "" {
+		return nil // unset, not empty, or overridden by a flag
+	}
+	return fmt.Errorf("%s: %s is empty; give it a value or unset it", key, name)
 }
 
 // bareNumber refuses a duration written as a number without its unit, as YAML gives
@@ -400,6 +421,9 @@ func validJWKSURL(s string) bool {
 func splitList(l []string) []string {
 	if len(l) == 0 {
 		return nil // an empty YAML list and an absent key mean the same
+	}
+	if len(l) == 1 && strings.TrimSpace(l[0]) == "" {
+		return nil // an empty variable, like an empty list
 	}
 	if len(l) == 1 && strings.Contains(l[0], ",") {
 		l = strings.Split(l[0], ",")

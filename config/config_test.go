@@ -150,7 +150,9 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "0s", "edge.redis_timeout: must be between 1ms and 1s: a Redis that hangs costs a request up to this much (got 0s)"},
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "2s", "edge.redis_timeout: must be between 1ms and 1s"},
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "5ms", ""},
-		{"CATALOGUE_EDGE_LISTEN", "", ""}, // empty env is "unset": the default applies
+		{"CATALOGUE_STORE_REGION", "", `store.region: must name a region, such as us-east-1 (got "")`},
+		// An empty variable is a value (TestEmptyVariableOverridesTheFile), refused here.
+		{"CATALOGUE_EDGE_LISTEN", "", `edge.listen: must be an address such as :8080 (got "")`},
 		// D36: tombstones kept at least 48 hours.
 		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "23h", "webhooks.retry_for: must be at least 24h"},
 		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "24h", ""},
@@ -342,5 +344,37 @@ func TestLogValue(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "hunter2") || strings.Contains(b.String(), "10000000000") {
 		t.Errorf("logged configuration shows a secret or a duration in nanoseconds:\n%s", b.String())
+	}
+}
+
+// TestEmptyVariableOverridesTheFile: a variable set to the empty string is a value, as it
+// is to a shell: CATALOGUE_EDGE_REDIS_URL= turns one edge's Redis off where the shared file
+// sets it (viper ignored an empty variable, and the file's value stood). A key that has no
+// empty value (a number, a duration, a switch) is refused with the variable named, not
+// read as 0 or false.
+func TestEmptyVariableOverridesTheFile(t *testing.T) {
+	path := writeFile(t, "edge:\n  redis_url: redis://127.0.0.1:6379/0\n  public_url: https://api.example.com\n")
+	t.Setenv("CATALOGUE_EDGE_REDIS_URL", "")
+	t.Setenv("CATALOGUE_EDGE_PUBLIC_URL", "")
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Edge.RedisURL != "" || c.Edge.PublicURL != "" {
+		t.Errorf("edge.redis_url %q, edge.public_url %q with both variables empty; want both empty", c.Edge.RedisURL, c.Edge.PublicURL)
+	}
+
+	for name, want := range map[string]string{
+		"CATALOGUE_EDGE_RATE_LIMIT":    "edge.rate_limit: CATALOGUE_EDGE_RATE_LIMIT is empty",
+		"CATALOGUE_EDGE_POLL_INTERVAL": "edge.poll_interval: CATALOGUE_EDGE_POLL_INTERVAL is empty",
+		"CATALOGUE_EDGE_SEARCH_INDEX":  "edge.search_index: CATALOGUE_EDGE_SEARCH_INDEX is empty",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, "")
+			_, err := Load(path, nil)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Load with %s empty: error %v, want it to contain %q", name, err, want)
+			}
+		})
 	}
 }

@@ -83,7 +83,12 @@ var keys = []Key{
 	},
 	{Name: "store.region",
 		Default: "us-east-1",
-		Doc:     "The S3 region."},
+		Doc:     "The S3 region.",
+		Check: func(c Config, bad Bad) {
+			if strings.TrimSpace(c.Store.Region) == "" {
+				bad("must name a region, such as us-east-1", quoted(c.Store.Region))
+			}
+		}},
 	{Name: "timezone",
 		Default: "UTC",
 		Doc: "The IANA time zone that defines \"today\" (D1), which builder and edge " +

@@ -49,16 +49,24 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
+// unsetenv unsets name for the rest of the test: set to "", a variable is a value.
+func unsetenv(t *testing.T, name string) {
+	t.Setenv(name, "") // restores the value the test found, at its end
+	if err := os.Unsetenv(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestProbeURL(t *testing.T) {
-	t.Setenv("CATALOGUE_EDGE_LISTEN", "")
-	t.Setenv("CATALOGUE_BUILDER_METRICS_LISTEN", "")
+	unsetenv(t, "CATALOGUE_EDGE_LISTEN")
+	unsetenv(t, "CATALOGUE_BUILDER_METRICS_LISTEN")
 	dir := t.TempDir()
 	file := dir + "/catalogue.yaml"
 	if err := os.WriteFile(file, []byte("edge:\n  listen: 10.1.2.3:8181\nbuilder:\n  metrics_listen: :9464\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		env  string // CATALOGUE_EDGE_LISTEN
+		env  string // CATALOGUE_EDGE_LISTEN, unset when empty
 		args []string
 		want string
 	}{
@@ -71,7 +79,11 @@ func TestProbeURL(t *testing.T) {
 		{"", []string{"builder", "serve"}, ""}, // no builder.metrics_listen
 		{"", []string{"builder", "run", "--config", file}, ""},
 	} {
-		t.Setenv("CATALOGUE_EDGE_LISTEN", tc.env)
+		if tc.env == "" {
+			unsetenv(t, "CATALOGUE_EDGE_LISTEN")
+		} else {
+			t.Setenv("CATALOGUE_EDGE_LISTEN", tc.env)
+		}
 		got, err := probeURL(tc.args)
 		if err != nil || got != tc.want {
 			t.Errorf("probeURL(%q) with CATALOGUE_EDGE_LISTEN=%q = %q, %v; want %q", tc.args, tc.env, got, err, tc.want)
