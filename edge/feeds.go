@@ -130,16 +130,20 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedR
 		pg.etag = hashFeedPage(r.kind, r.next(), s.license, r.page())
 		pg.etagGzip = strings.TrimSuffix(pg.etag, `"`) + `-gz"`
 	}
-	etag := pg.etag
+	etag, sent, compress, weak := pg.etag, pg.etag, gzipbody.Append, false
 	if gz {
-		etag = pg.etagGzip
+		compress, weak = s.feedCompressor(snap.ID(), r, pg)
+		etag, sent = pg.etagGzip, pg.etagGzip
+		if weak {
+			sent = "W/" + etag
+		}
 	}
 	if v := h["Vary"]; len(v) == 0 {
 		h["Vary"] = hdrVaryEncoding
 	} else {
 		h["Vary"] = append(v, hdrVaryEncoding[0])
 	}
-	h["Etag"] = []string{etag}
+	h["Etag"] = []string{sent}
 	h["Cache-Control"] = hdrFeedPage
 	if r.last() {
 		h["Cache-Control"] = hdrFeedLast
@@ -153,10 +157,7 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedR
 	if gz {
 		h["Content-Encoding"] = hdrGzip
 		if pg.gzip == nil {
-			page, compress := r.body(s.license), gzipbody.Append
-			if !r.last() && s.feedPages.hasRoom(snap.ID()) {
-				compress = gzipbody.AppendSmallest // compressed once, sent many times
-			}
+			page := r.body(s.license)
 			pg.gzip, kept = compress(make([]byte, 0, len(page)/4+64), page), false
 		}
 		body = pg.gzip
@@ -164,6 +165,9 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedR
 		body = r.body(s.license)
 	}
 	if !kept && !r.last() {
+		if weak {
+			pg.gzip = nil // only a body at the best level is kept, under the strong ETag
+		}
 		s.feedPages.put(snap.ID(), key, pg)
 	}
 	h["Content-Type"] = hdrJSON
@@ -174,6 +178,21 @@ func (s *Server) serveFeedPage(c echo.Context, snap *docstore.Snapshot, r *feedR
 	}
 	cork.Write(res, req, body)
 	return nil
+}
+
+// feedCompressor says how the gzip body of the page r is compressed when pg does not hold
+// it: at the best level when it will be kept, and at the fast level for one request when
+// the cache has no room, weak: the page's strong ETag names the bytes an edge with room
+// keeps and sends, and these are others (RFC 9110 8.8.1). The last page is never kept, so
+// always made at the fast level.
+func (s *Server) feedCompressor(snap string, r *feedRequest, pg keptPage) (compress func(dst, body []byte) []byte, weak bool) {
+	switch {
+	case pg.gzip != nil || r.last():
+		return gzipbody.Append, false
+	case s.feedPages.hasRoom(snap):
+		return gzipbody.AppendSmallest, false // compressed once, sent many times
+	}
+	return gzipbody.Append, true
 }
 
 // appendFeedPage appends the page {"next", "items", "license"} (D35) to b. Each item's

@@ -168,3 +168,44 @@ func classLikeFeedPage() fixture {
 	}
 	return f
 }
+
+// TestFeedGzipStrongETagNamesOneBody: a strong ETag names one byte sequence (RFC 9110
+// 8.8.1). An edge whose page cache is full compresses a page for each request at the fast
+// level, where one with room keeps it at the best level: the same page in two encodings of
+// different bytes. The fast one is labelled weak, and a client holding either tag is still
+// answered 304 by either edge (If-None-Match compares weakly). Seen failing when both were
+// sent under one strong ETag.
+func TestFeedGzipStrongETagNamesOneBody(t *testing.T) {
+	st := openStore(t, testkit.NewLocalStore(t))
+	publish(t, st, classLikeFeedPage())
+	roomy, full := newTestServer(t, st, testConfig()), newTestServer(t, st, testConfig())
+	const target = "/api/v2/public/feeds/classes"
+	gz := map[string]string{"Accept-Encoding": "gzip"}
+	// The full edge's cache takes the snapshot with another page, then is made full.
+	full.get(http.MethodGet, target+"?afterChangeNumber=1", gz)
+	full.feedPages.mu.Lock()
+	full.feedPages.bytes = feedPagesMax
+	full.feedPages.mu.Unlock()
+
+	best := roomy.get(http.MethodGet, target, gz, "Etag")
+	fast := full.get(http.MethodGet, target, gz, "Etag")
+	if best.Body == fast.Body {
+		t.Fatal("both edges sent the same bytes: the fixture does not tell the levels apart")
+	}
+	if e := best.Headers["Etag"]; strings.HasPrefix(e, "W/") || !strings.HasSuffix(e, `-gz"`) {
+		t.Errorf("the kept page's ETag %s, want a strong ETag ending -gz", e)
+	}
+	if e := fast.Headers["Etag"]; e != "W/"+best.Headers["Etag"] {
+		t.Errorf("the page compressed for one request has ETag %s, want W/%s", e, best.Headers["Etag"])
+	}
+	for _, c := range []struct {
+		name string
+		srv  testServer
+		tag  string
+	}{{"the full edge, the strong tag", full, best.Headers["Etag"]}, {"the roomy edge, the weak tag", roomy, fast.Headers["Etag"]}} {
+		r := c.srv.get(http.MethodGet, target, map[string]string{"Accept-Encoding": "gzip", "If-None-Match": c.tag})
+		if r.Status != http.StatusNotModified {
+			t.Errorf("%s: status %d, want 304", c.name, r.Status)
+		}
+	}
+}

@@ -30,6 +30,15 @@ func newTestRedis(t *testing.T, now func() time.Time) (*Redis, RedisOptions) {
 	return r, o
 }
 
+// bothLimiters makes each limiter on a fake clock, for a subtest: the Redis one needs the
+// subtest's t, which skips (or fails, under CATALOGUE_TEST_REQUIRE) without a Redis.
+func bothLimiters() map[string]func(*testing.T, *fakeClock) Limiter {
+	return map[string]func(*testing.T, *fakeClock) Limiter{
+		"memory": func(_ *testing.T, c *fakeClock) Limiter { return NewMemory(time.Minute, c.now) },
+		"redis":  func(t *testing.T, c *fakeClock) Limiter { r, _ := newTestRedis(t, c.now); return r },
+	}
+}
+
 type step struct {
 	at    float64 // seconds after t0
 	limit int
@@ -76,14 +85,10 @@ func TestRedisAllowSlidingWindow(t *testing.T) {
 // holds more than the new limit rejects until enough requests have left it; the same for
 // both limiters.
 func TestPerKeyLimit(t *testing.T) {
-	limiters := map[string]func(*fakeClock) Limiter{
-		"memory": func(c *fakeClock) Limiter { return NewMemory(time.Minute, c.now) },
-		"redis":  func(c *fakeClock) Limiter { r, _ := newTestRedis(t, c.now); return r },
-	}
-	for name, newLimiter := range limiters {
+	for name, newLimiter := range bothLimiters() {
 		t.Run(name, func(t *testing.T) {
 			clock := newFakeClock()
-			l := newLimiter(clock)
+			l := newLimiter(t, clock)
 			run := func(key string, steps []step) {
 				for i := range steps {
 					if name == "redis" && steps[i].want.Allowed {
@@ -114,14 +119,10 @@ func TestPerKeyLimit(t *testing.T) {
 // the window, so the reset is when the (held - limit + 1)-th oldest leaves, not the oldest
 // (which told a client with 20 held and a new limit of 4 to come back 16 s too early).
 func TestLoweredLimitReset(t *testing.T) {
-	limiters := map[string]func(*fakeClock) Limiter{
-		"memory": func(c *fakeClock) Limiter { return NewMemory(time.Minute, c.now) },
-		"redis":  func(c *fakeClock) Limiter { r, _ := newTestRedis(t, c.now); return r },
-	}
-	for name, newLimiter := range limiters {
+	for name, newLimiter := range bothLimiters() {
 		t.Run(name, func(t *testing.T) {
 			clock := newFakeClock()
-			l := newLimiter(clock)
+			l := newLimiter(t, clock)
 			for i := range 20 { // one a second at 0..19, at a limit of 60
 				clock.at(time.Duration(i) * time.Second)
 				if d, err := l.Allow(context.Background(), "k", 60); err != nil || !d.Allowed {
