@@ -27,7 +27,9 @@ func checkStore(ctx context.Context, o store.Options) []Check {
 	w.Detail = st.String()
 	if err := probe(ctx, st); err != nil {
 		w.Detail += ": " + err.Error()
-		w.Fix = "give the builder's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, or the folder's owner) the right to create, write and delete objects there"
+		// S3's HeadBucket, the first request, needs the right to list the bucket, which
+		// the builder uses to find its manifests.
+		w.Fix = "give the builder's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, or the folder's owner) the right to list the bucket and to create, write and delete objects there"
 	} else {
 		w.OK, w.Detail = true, st.String()+": an object written, read back and deleted"
 	}
