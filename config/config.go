@@ -434,6 +434,19 @@ func splitList(l []string) []string {
 	return l
 }
 
+// isOrigin reports whether o is an origin as a browser sends it in Origin, which is what
+// the edge compares it with: "https://shop.example" matches, "https://shop.example/" and
+// "shop.example" match nothing. "*" is every origin; a "*" in the host, any subdomain.
+func isOrigin(o string) bool {
+	if o == "*" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		u.Path == "" && u.User == nil && !u.ForceQuery && u.RawQuery == "" && u.Fragment == "" &&
+		o == u.Scheme+"://"+u.Host
+}
+
 func validateStoreURL(s string) error {
 	u, err := url.Parse(s)
 	switch {

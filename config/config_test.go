@@ -150,6 +150,11 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "0s", "edge.redis_timeout: must be between 1ms and 1s: a Redis that hangs costs a request up to this much (got 0s)"},
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "2s", "edge.redis_timeout: must be between 1ms and 1s"},
 		{"CATALOGUE_EDGE_REDIS_TIMEOUT", "5ms", ""},
+		{"CATALOGUE_EDGE_CORS_ORIGINS", "https://shop.example/,kiosk.example", `edge.cors_origins: must be origins such as https://shop.example (a scheme and a host, no path) (got "https://shop.example/")`},
+		{"CATALOGUE_EDGE_CORS_ORIGINS", "kiosk.example", `edge.cors_origins: must be origins such as https://shop.example (a scheme and a host, no path) (got "kiosk.example")`},
+		{"CATALOGUE_EDGE_CORS_ORIGINS", "https://shop.example:8443/app", `(got "https://shop.example:8443/app")`},
+		{"CATALOGUE_EDGE_CORS_ORIGINS", "https://shop.example,http://localhost:3000,https://*.partner.example", ""},
+		{"CATALOGUE_EDGE_CORS_ORIGINS", "*", ""},
 		{"CATALOGUE_STORE_REGION", "", `store.region: must name a region, such as us-east-1 (got "")`},
 		// An empty variable is a value (TestEmptyVariableOverridesTheFile), refused here.
 		{"CATALOGUE_EDGE_LISTEN", "", `edge.listen: must be an address such as :8080 (got "")`},

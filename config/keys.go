@@ -288,8 +288,17 @@ var keys = []Key{
 		Doc: "Origins allowed to call the API from browsers (CORS), comma-separated " +
 			"in the environment. Their preflights (`OPTIONS` with `Origin` and " +
 			"`Access-Control-Request-Method`) count against the client's address " +
-			"like anonymous requests (D44), and any other `OPTIONS` gets 405. Empty " +
-			"allows none."},
+			"like anonymous requests (D44), and any other `OPTIONS` gets 405. Each " +
+			"is an origin as browsers send it, `https://shop.example` (no path, not " +
+			"even `/`), `*` in a host for any subdomain, or `*` alone for every " +
+			"origin. Empty allows none.",
+		Check: func(c Config, bad Bad) {
+			for _, o := range c.Edge.CORSOrigins {
+				if !isOrigin(o) {
+					bad("must be origins such as https://shop.example (a scheme and a host, no path)", quoted(o))
+				}
+			}
+		}},
 	{Name: "edge.cache_dir",
 		Shown: "none (the systemd unit and the image set it)",
 		Doc: "A folder of this edge's own where it keeps a copy of the last snapshot " +
