@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"syscall"
 )
 
@@ -68,6 +69,11 @@ func (r Rules) checkScheme(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: the URL must be https:// (webhooks.allow_http permits http://)", ErrRefused)
 	default:
 		return nil, fmt.Errorf("%w: the URL must be https://, not %s://", ErrRefused, u.Scheme)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("%w: the port must be 1 to 65535 (got %s)", ErrRefused, p)
+		}
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("%w: the URL must not hold a user name or password (deliveries are signed instead)", ErrRefused)

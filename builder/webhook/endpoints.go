@@ -20,6 +20,7 @@ import (
 // Errors of the endpoint commands, for callers that tell them apart with errors.Is.
 var (
 	ErrNotFound = errors.New("no webhook endpoint with that id")
+	ErrExists   = errors.New("a webhook endpoint has that URL already")
 )
 
 // SecretOverlap is how long the previous secret keeps signing after rotate-secret, beside
@@ -59,10 +60,23 @@ func Add(ctx context.Context, conn *pgx.Conn, rules Rules, rawURL, description s
 		return 0, "", err
 	}
 	err = conn.QueryRow(ctx, SQL(templates.WebhookAdd), rawURL, strings.TrimSpace(description), secret).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", duplicate(ctx, conn, rawURL)
+	}
 	if err != nil {
 		return 0, "", fmt.Errorf("store webhook endpoint: %w", err)
 	}
 	return id, secret, nil
+}
+
+// duplicate is Add's error for a URL an endpoint has already: that partner would get every
+// message twice.
+func duplicate(ctx context.Context, conn *pgx.Conn, rawURL string) error {
+	var id int64
+	if err := conn.QueryRow(ctx, "SELECT id FROM webhook_endpoints WHERE url = $1", rawURL).Scan(&id); err != nil {
+		return fmt.Errorf("store webhook endpoint: %w", err)
+	}
+	return fmt.Errorf("%w: endpoint %d (builder webhook rotate-secret %d gives it a new secret)", ErrExists, id, id)
 }
 
 // List returns every endpoint, by id.

@@ -168,6 +168,8 @@ func TestWebhookAddRefuses(t *testing.T) {
 		{"https://[::ffff:10.0.0.1]/hooks", "is not a public address"},
 		{"https://localhost/hooks", "localhost resolves to"},
 		{"https://user:pw@93.184.215.14/hooks", "must not hold a user name or password"},
+		{"https://93.184.215.14:99999/hooks", "the port must be 1 to 65535 (got 99999)"},
+		{"https://93.184.215.14:0/hooks", "the port must be 1 to 65535 (got 0)"},
 	} {
 		_, _, err := runCmd(t, append([]string{"webhook", "add", "--url", tc.url}, strict...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -184,5 +186,14 @@ func TestWebhookAddRefuses(t *testing.T) {
 	if _, _, err := runCmd(t, append([]string{"webhook", "add", "--url", "http://127.0.0.1/hooks"}, webhookConfig(t, dbURL, false, true)...)...); err == nil || !strings.Contains(err.Error(), "must be https://") {
 		t.Errorf("allow_private alone let http in: %v", err)
 	}
-	mustRunCmd(t, append([]string{"webhook", "add", "--url", "https://[::1]:8443/hooks"}, webhookConfig(t, dbURL, false, true)...)...)
+	private := webhookConfig(t, dbURL, false, true)
+	mustRunCmd(t, append([]string{"webhook", "add", "--url", "https://[::1]:8443/hooks"}, private...)...)
+	// The same URL again would get every message twice.
+	_, _, err := runCmd(t, append([]string{"webhook", "add", "--url", "https://[::1]:8443/hooks"}, private...)...)
+	if want := "a webhook endpoint has that URL already: endpoint 1"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("webhook add of a URL added before: %v, want %q", err, want)
+	}
+	if list := mustRunCmd(t, append([]string{"webhook", "list"}, strict...)...); strings.Count(list, "\n") != 2 {
+		t.Errorf("webhook list after one endpoint and one refused again:\n%s", list)
+	}
 }
