@@ -38,9 +38,15 @@ func checkStore(ctx context.Context, o store.Options) []Check {
 	switch {
 	case errors.Is(err, snapshot.ErrNoSnapshot):
 		p.OK, p.Detail = true, snapshot.PointerKey+" not there yet: nothing published (builder run publishes)"
+	case errors.Is(err, snapshot.ErrMalformedPointer):
+		// run, rollback and status all stop at it; the builder reads a pointer without
+		// its list of earlier snapshots as one written before the list existed.
+		p.Detail = err.Error()
+		p.Fix = fmt.Sprintf(`only the builder writes %s: write it back naming the newest snapshot under %s ({"snapshot": "ID"} for %s), then builder run`,
+			snapshot.PointerKey, snapshot.ManifestPrefix, snapshot.ManifestKey("ID"))
 	case err != nil:
 		p.Detail = err.Error()
-		p.Fix = "let the edge's credentials read " + snapshot.PointerKey + "; if it is malformed, builder rollback rewrites it"
+		p.Fix = "let the builder's credentials (and the edge's) read " + snapshot.PointerKey
 	default:
 		p.OK, p.Detail = true, fmt.Sprintf("%s names snapshot %s", snapshot.PointerKey, ptr.ID)
 	}

@@ -347,11 +347,14 @@ func ReadPointer(ctx context.Context, s Getter) (Pointer, error) {
 	return ParsePointer(b)
 }
 
+// ErrMalformedPointer means PointerKey holds no pointer.
+var ErrMalformedPointer = errors.New("malformed " + PointerKey)
+
 // ParsePointer decodes the content of PointerKey.
 func ParsePointer(b []byte) (Pointer, error) {
 	var p Pointer
 	if err := json.Unmarshal(b, &p); err != nil || p.ID == "" {
-		return Pointer{}, fmt.Errorf("read pointer: malformed %s", PointerKey)
+		return Pointer{}, fmt.Errorf("read pointer: %w", ErrMalformedPointer)
 	}
 	return p, nil
 }
