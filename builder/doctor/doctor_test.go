@@ -302,3 +302,33 @@ func TestReplicaLagOutcomes(t *testing.T) {
 		t.Errorf("a replica.url that is no standby: %+v, want a pass saying %q", c, want)
 	}
 }
+
+// TestStoreFixSaysWhatFailed: the store check's fix follows what failed: a store that does
+// not answer is a wrong endpoint or a stopped service (it spoke of rights to grant, as for
+// a refused key); a refused key may be a wrong key as much as a missing right.
+func TestStoreFixSaysWhatFailed(t *testing.T) {
+	closed := testkit.NewS3Store(t)
+	closed.Endpoint = "http://127.0.0.1:1"
+	wrongKey := testkit.NewS3Store(t)
+	for _, c := range []struct {
+		name string
+		st   config.Store
+		env  string // AWS_SECRET_ACCESS_KEY when set
+		fix  string
+	}{
+		{"nothing answers", closed, "", "nothing answers there: check store.endpoint"},
+		{"a wrong key", wrongKey, "wrong", "check that AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are a key of the store"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("AWS_SECRET_ACCESS_KEY", c.env)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			checks := checkStore(ctx, store.Options(c.st))
+			if checks[0].OK || !strings.HasPrefix(checks[0].Fix, c.fix) {
+				t.Errorf("store writable = %+v, want failed with a fix starting %q", checks[0], c.fix)
+			}
+		})
+	}
+}

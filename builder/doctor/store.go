@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
@@ -27,9 +28,7 @@ func checkStore(ctx context.Context, o store.Options) []Check {
 	w.Detail = st.String()
 	if err := probe(ctx, st); err != nil {
 		w.Detail += ": " + err.Error()
-		// S3's HeadBucket, the first request, needs the right to list the bucket, which
-		// the builder uses to find its manifests.
-		w.Fix = "give the builder's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, or the folder's owner) the right to list the bucket and to create, write and delete objects there"
+		w.Fix = storeFix(err)
 	} else {
 		w.OK, w.Detail = true, st.String()+": an object written, read back and deleted"
 	}
@@ -51,6 +50,20 @@ func checkStore(ctx context.Context, o store.Options) []Check {
 		p.OK, p.Detail = true, fmt.Sprintf("%s names snapshot %s", snapshot.PointerKey, ptr.ID)
 	}
 	return []Check{w, p}
+}
+
+// storeFix says what to do about the store check's error err: a store that does not answer
+// is a wrong store.endpoint or a stopped service, not a right to grant.
+func storeFix(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return "nothing answers there: check store.endpoint (and store.url) and that the store runs"
+	}
+	// S3's HeadBucket, the first request, answers a wrong key as it answers a missing right
+	// (403, no body), and needs the right to list the bucket, which the builder uses to
+	// find its manifests.
+	return "check that AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are a key of the store (a wrong one is refused as a missing right is), " +
+		"and give the builder's credentials (or the folder's owner) the right to list the bucket and to create, write and delete objects there"
 }
 
 // probe writes a random object, reads it back and deletes it.
