@@ -8,17 +8,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/scripts/testkit"
 )
+
+// seededLocal is a migrated and seeded database with a local store: the store, and the
+// --config arguments of both.
+func seededLocal(t *testing.T) (config.Store, []string) {
+	st := testkit.NewLocalStore(t)
+	c := []string{"--config", writeConfig(t, testkit.NewDatabase(t), st.URL, st.Endpoint)}
+	mustRunCmd(t, append([]string{"migrate"}, c...)...)
+	mustRunCmd(t, append([]string{"seed", "--courses", "6", "--classes", "40", "--registrations", "90", "--seed", "7"}, c...)...)
+	return st, c
+}
 
 // TestDoctorCommand runs builder doctor on a migrated and seeded database: without a token
 // it prints a ✗ with what to do and fails; with one every line is ✓, also in --json.
 func TestDoctorCommand(t *testing.T) {
-	st := testkit.NewLocalStore(t)
-	conf := writeConfig(t, testkit.NewDatabase(t), st.URL, st.Endpoint)
-	c := []string{"--config", conf}
-	mustRunCmd(t, append([]string{"migrate"}, c...)...)
-	mustRunCmd(t, append([]string{"seed", "--courses", "6", "--classes", "40", "--registrations", "90", "--seed", "7"}, c...)...)
+	_, c := seededLocal(t)
 
 	out, _, err := runCmd(t, append([]string{"doctor"}, c...)...)
 	if !errors.Is(err, errChecksFailed) || !strings.Contains(out, "✗ API tokens: no active API token") ||
@@ -49,11 +56,7 @@ func TestDoctorCommand(t *testing.T) {
 // pointer, as run and status do; writing the pointer back naming the newest snapshot, as
 // the fix says, lets the next run publish over it.
 func TestDoctorMalformedPointer(t *testing.T) {
-	st := testkit.NewLocalStore(t)
-	conf := writeConfig(t, testkit.NewDatabase(t), st.URL, st.Endpoint)
-	c := []string{"--config", conf}
-	mustRunCmd(t, append([]string{"migrate"}, c...)...)
-	mustRunCmd(t, append([]string{"seed", "--courses", "6", "--classes", "40", "--registrations", "90", "--seed", "7"}, c...)...)
+	st, c := seededLocal(t)
 	mustRunCmd(t, append([]string{"token", "create", "--name", "kiosk"}, c...)...)
 	mustRunCmd(t, append([]string{"run"}, c...)...)
 	root := strings.TrimPrefix(st.URL, "file://")
