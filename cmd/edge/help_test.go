@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"testing"
 
@@ -33,5 +34,19 @@ func TestHelpReference(t *testing.T) {
 	if block != out.String() {
 		t.Errorf("edge/README.md's reference is not what edge -h prints; paste the output of\n"+
 			"go run ./cmd/edge -h 2>/dev/null\n--- the README's block:\n%s--- edge -h:\n%s", block, out.String())
+	}
+}
+
+// TestMisuseExits2: a misuse of the command line exits 2, as builder's does, and any other
+// failure 1: it exited 1 for both, which a supervisor cannot tell from a failure at run time.
+func TestMisuseExits2(t *testing.T) {
+	for _, args := range [][]string{{"--bogus"}, {"extra-arg"}, {"--listen"}} {
+		_, err := parseConfig(args, io.Discard, io.Discard)
+		if got := exitCode(err); got != 2 {
+			t.Errorf("edge %q: %v, exit %d, want 2", args, err, got)
+		}
+	}
+	if got := exitCode(errors.New("listen tcp :80: bind: permission denied")); got != 1 {
+		t.Errorf("a failure at run time: exit %d, want 1", got)
 	}
 }

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -22,6 +23,17 @@ func main() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "edge:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
+
+// exitCode is 2 for a misuse of the command line, as builder's, and 1 for any other failure.
+func exitCode(err error) int {
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
+}
+
+// usageError is a misuse of the command line.
+type usageError struct{ error }

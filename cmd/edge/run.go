@@ -180,13 +180,13 @@ func parseConfig(args []string, stdout, stderr io.Writer) (config.Config, error)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
-		} else {
-			usage(stderr)
+			return config.Config{}, err
 		}
-		return config.Config{}, err
+		usage(stderr)
+		return config.Config{}, usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return config.Config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+		return config.Config{}, usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
 	overrides := map[string]any{}
 	if *listen != "" {
