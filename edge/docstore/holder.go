@@ -158,12 +158,14 @@ func (d *Holder) logResult(err error) {
 		level, msg := slog.LevelWarn, "snapshot refresh failed; the snapshot being served stays"
 		switch {
 		case errors.Is(err, snapshot.ErrNoSnapshot):
-			level = slog.LevelInfo
+			// As an edge started before the first build finds it, and one pointed at a
+			// place the builder does not publish to: where it looked tells them apart.
+			level, msg = slog.LevelInfo, "no snapshot in the store: not ready until the builder publishes one there (if one was published, store.url names another place)"
 		case errors.Is(err, snapshot.ErrInvalidManifest):
 			level, msg = slog.LevelError, "snapshot refused: its manifest does not describe a whole snapshot; the snapshot being served stays"
 		}
 		cur := d.Current()
-		d.log.Log(context.Background(), level, msg, "serving", snapshotID(cur), "error", err)
+		d.log.Log(context.Background(), level, msg, "serving", snapshotID(cur), "store", fmt.Sprint(d.opts.Store), "error", err)
 	}
 	if err == nil {
 		d.lastErr = ""
