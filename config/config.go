@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"net/url"
 	"os"
@@ -257,6 +258,11 @@ func decode(v *viper.Viper) (Config, error) {
 				errs = append(errs, fmt.Errorf("%s: %w", k.Name, err))
 				continue
 			}
+		} else if field.CanInt() {
+			if err := wholeNumber(v.Get(k.Name)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", k.Name, err))
+				continue
+			}
 		}
 		if err := v.UnmarshalKey(k.Name, field.Addr().Interface()); err != nil {
 			// The value decodes alone: mapstructure names it '' (no field), the key is named here.
@@ -267,6 +273,16 @@ func decode(v *viper.Viper) (Config, error) {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	return c, nil
+}
+
+// wholeNumber refuses a number from the file that an integer key cannot hold whole: viper
+// would read "keep: 3.7" as 3 and a rate_limit past int64 as its most negative value.
+func wholeNumber(raw any) error {
+	f, ok := raw.(float64)
+	if ok && (f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64) {
+		return fmt.Errorf("must be a whole number within ±9223372036854775807 (got %v)", raw)
+	}
+	return nil
 }
 
 // emptyVariable refuses key's variable set to "" when it is what v reads for a key of kind

@@ -197,7 +197,8 @@ func TestLoadRefusesAMissingOrBrokenFile(t *testing.T) {
 	}
 }
 
-// TestLoadRefusesDurationsWithoutUnit: a bare number in the file is no duration. viper would
+// TestLoadRefusesDurationsWithoutUnit: a bare number in the file is no duration, and a
+// number an integer key cannot hold whole is refused rather than truncated. viper would
 // read "poll_interval: 5" as 5 ns (a poll in a tight loop), "search_timeout: 2" as 2 ns
 // (every search a 503), and the checks above zero let them through. 0 is the same in every
 // unit, and a value with its unit loads.
@@ -206,6 +207,15 @@ func TestLoadRefusesDurationsWithoutUnit(t *testing.T) {
 		"edge:\n  poll_interval: 5\n":       `edge.poll_interval: a duration needs its unit, such as "5s" or "500ms" (got 5)`,
 		"edge:\n  search_timeout: 2.5\n":    `edge.search_timeout: a duration needs its unit, such as "5s" or "500ms" (got 2.5)`,
 		"builder:\n  collect_grace: 3600\n": `builder.collect_grace: a duration needs its unit, such as "5s" or "500ms" (got 3600)`,
+	} {
+		_, err := Load(writeFile(t, body), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load of %q: error %v, want it to contain %q", body, err, want)
+		}
+	}
+	for body, want := range map[string]string{
+		"builder:\n  keep: 3.7\n":                     "builder.keep: must be a whole number within ±9223372036854775807 (got 3.7)",
+		"edge:\n  rate_limit: 99999999999999999999\n": "edge.rate_limit: must be a whole number within ±9223372036854775807 (got 1e+20)",
 	} {
 		_, err := Load(writeFile(t, body), nil)
 		if err == nil || !strings.Contains(err.Error(), want) {
