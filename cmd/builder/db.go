@@ -186,7 +186,7 @@ func parseLimit(what, s string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 || n > math.MaxInt32 {
-		return 0, usagef("%s must be a positive number of requests per rolling minute, or default (got %q)", what, s)
+		return 0, usagef("%s must be a number of requests per rolling minute from 1 to %d, or default (got %q)", what, math.MaxInt32, s)
 	}
 	return n, nil
 }
