@@ -34,8 +34,11 @@ type Options struct {
 	Store      store.Options
 	RedisURL   string // edge.redis_url; empty: not checked
 	RedisPass  string // edge.redis_password
-	Timezone   string // timezone
-	Templates  *templates.Set
+	// PublicURL is edge.public_url as the builder has it: the start of the feeds' URLs in
+	// webhook messages.
+	PublicURL string
+	Timezone  string // timezone
+	Templates *templates.Set
 	// Listen is builder.listen: the change triggers must be installed.
 	Listen bool
 	// LargeTable is the number of rows from which a sequential scan in one of the queries
@@ -121,7 +124,7 @@ func checkDatabase(ctx context.Context, conn *pgx.Conn, o Options) []Check {
 			Fix: "fix the columns, then run builder doctor again"})
 	}
 	cs = append(cs, checkTriggers(ctx, conn, o.Listen)...)
-	return append(cs, checkTokens(ctx, conn))
+	return append(cs, checkTokens(ctx, conn), checkWebhookFeeds(ctx, conn, o.PublicURL))
 }
 
 // connect opens a connection to url, bounded by connectTimeout, and says whether it could.

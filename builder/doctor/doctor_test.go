@@ -93,6 +93,21 @@ func TestHealthy(t *testing.T) {
 // TestHealthyExample: the worked example of a provider's own schema (templates/testdata/
 // laravel) passes every check with the same data, its indexes included: its mapping's views
 // keep the queries off sequential scans of its tables.
+// TestWebhookFeedsWithPublicURL: with edge.public_url set, endpoints pass the check that
+// their messages name the feeds by absolute URLs; without endpoints there is nothing to check.
+func TestWebhookFeedsWithPublicURL(t *testing.T) {
+	o := healthy(t, false)
+	if c := find(run(t, o), "webhook feed URLs"); c == nil || !c.OK || c.Detail != "no enabled webhook endpoint" {
+		t.Errorf("without endpoints: %+v", c)
+	}
+	testkit.Exec(t, o.PrimaryURL, `INSERT INTO webhook_endpoints (url, secret) VALUES ('https://partner.example/hooks', 'whsec_x')`)
+	o.PublicURL = "https://api.example.com"
+	want := "1 enabled webhook endpoints; messages name the feeds under https://api.example.com"
+	if c := find(run(t, o), "webhook feed URLs"); c == nil || !c.OK || c.Detail != want {
+		t.Errorf("with edge.public_url: %+v, want a pass saying %q", c, want)
+	}
+}
+
 func TestHealthyExample(t *testing.T) {
 	s := testkit.Laravel(t)
 	db, tpl := s.NewMigratedDatabase(t)
@@ -167,6 +182,8 @@ func TestFinds(t *testing.T) {
 			"values the builder reads", "catalogue_rooms: 1 ids on more than one row (id 10 first)", "indexes"},
 		{"no token", `UPDATE api_tokens SET revoked_at = now()`, nil,
 			"API tokens", "no active API token", ""},
+		{"webhooks without edge.public_url", `INSERT INTO webhook_endpoints (url, secret) VALUES ('https://partner.example/hooks', 'whsec_x')`, nil,
+			"webhook feed URLs", "1 enabled webhook endpoints get messages whose feed URLs are paths, which partners cannot fetch: edge.public_url is not set", ""},
 		{"an unreachable replica", "", func(t *testing.T, o *Options) { o.ReplicaURL = closedPort(t) },
 			"replica database", "cannot connect", ""},
 		{"a replica role that cannot read the mapping", "", func(t *testing.T, o *Options) { o.ReplicaURL = asNewRole(t, o.PrimaryURL, o.ReplicaURL) },

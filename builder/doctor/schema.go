@@ -2,11 +2,13 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // kind is a family of PostgreSQL types the contract accepts for a column.
@@ -228,5 +230,35 @@ func checkTokens(ctx context.Context, conn *pgx.Conn) Check {
 		return c
 	}
 	c.OK, c.Detail = true, fmt.Sprintf("%d active", n)
+	return c
+}
+
+// checkWebhookFeeds checks that webhook messages name the feeds by absolute URLs, which a
+// partner can fetch (D41, and D37's absolute next): without edge.public_url on the builder
+// they carry paths under edge.base_path, and a partner's fetch of one fails.
+func checkWebhookFeeds(ctx context.Context, conn *pgx.Conn, publicURL string) Check {
+	c := Check{Name: "webhook feed URLs"}
+	var n int64
+	err := conn.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NULL`).Scan(&n)
+	var pg *pgconn.PgError
+	switch {
+	case errors.As(err, &pg) && pg.Code == "42P01":
+		// builder serve runs without webhooks then, and says so.
+		c.OK, c.Detail = true, "no webhook tables (builder migrate makes them): no webhooks are sent"
+		return c
+	case err != nil:
+		c.Detail = "cannot read webhook_endpoints: " + err.Error()
+		c.Fix = "let database.url's role read webhook_endpoints"
+		return c
+	}
+	switch {
+	case n == 0:
+		c.OK, c.Detail = true, "no enabled webhook endpoint"
+	case publicURL == "":
+		c.Detail = fmt.Sprintf("%d enabled webhook endpoints get messages whose feed URLs are paths, which partners cannot fetch: edge.public_url is not set", n)
+		c.Fix = "set edge.public_url for the builder to the URL partners reach the edges at, such as https://api.example.com"
+	default:
+		c.OK, c.Detail = true, fmt.Sprintf("%d enabled webhook endpoints; messages name the feeds under %s", n, publicURL)
+	}
 	return c
 }

@@ -32,7 +32,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	r := doctor.Run(ctx, doctor.Options{
 		PrimaryURL: cfg.Database.URL, ReplicaURL: cfg.Replica.URL,
 		Store:    store.Options(cfg.Store),
-		RedisURL: cfg.Edge.RedisURL, RedisPass: cfg.Edge.RedisPassword,
+		RedisURL: cfg.Edge.RedisURL, RedisPass: cfg.Edge.RedisPassword, PublicURL: cfg.Edge.PublicURL,
 		Timezone: cfg.Timezone, Templates: tpl, Listen: cfg.Builder.Listen,
 	})
 	if *asJSON {
