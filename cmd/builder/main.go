@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func main() {
@@ -99,11 +101,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
-			return c.run(ctx, e, args[1:])
+			return hintMigrate(c.run(ctx, e, args[1:]))
 		}
 	}
 	usage(stderr)
 	return usagef("unknown command %q", name)
+}
+
+// hintMigrate adds what to do to err when it is PostgreSQL's for a table or view the
+// database lacks (42P01): before builder migrate, every other command stopped at a bare
+// `relation "webhook_endpoints" does not exist`.
+func hintMigrate(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "42P01" {
+		return fmt.Errorf("%w\na table or view the catalogue needs is missing: run builder migrate (builder doctor says what else is wrong)", err)
+	}
+	return err
 }
 
 func usage(w io.Writer) {

@@ -304,3 +304,15 @@ func TestTokenNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBeforeMigrate: a command run on a database builder migrate has not prepared says to
+// run it, not only PostgreSQL's `relation "webhook_endpoints" does not exist`.
+func TestBeforeMigrate(t *testing.T) {
+	st := testkit.NewLocalStore(t)
+	c := []string{"--config", writeConfig(t, testkit.NewDatabase(t), st.URL, st.Endpoint)}
+	_, _, err := runCmd(t, append([]string{"webhook", "list"}, c...)...)
+	want := "a table or view the catalogue needs is missing: run builder migrate"
+	if err == nil || !strings.Contains(err.Error(), `relation "webhook_endpoints" does not exist`) || !strings.Contains(err.Error(), want) {
+		t.Errorf("webhook list before migrate: %v, want PostgreSQL's error and %q", err, want)
+	}
+}
