@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -101,17 +104,42 @@ func repoRoot(t *testing.T) string {
 // against the edge: every class they write is the class read's document, and a second run,
 // from the position the first kept, finds nothing new and keeps the same position.
 func (f *fixture) testGuideMirror(t *testing.T) {
-	script := guideBlock(t, "### Mirroring the classes feed with curl and jq", "```sh")
 	dir := t.TempDir()
-	run := func() {
-		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("the guide's mirror lines: %v\n%s", err, out)
-		}
+	run := func() { f.runGuideMirror(t, dir, f.token) }
+	run()
+	files := f.checkMirrorFiles(t, dir)
+	first, err := os.ReadFile(filepath.Join(dir, "mirror", ".next"))
+
+	if err != nil || !strings.Contains(string(first), "/public/feeds/classes?afterChangeNumber=") {
+		t.Fatalf("mirror/.next = %q, %v; want the classes feed after a change number", first, err)
 	}
 	run()
+	if again, _ := os.ReadFile(filepath.Join(dir, "mirror", ".next")); string(again) != string(first) {
+		t.Errorf("a second run moved the position from %q to %q with nothing changed", first, again)
+	}
+	if after, _ := filepath.Glob(filepath.Join(dir, "mirror", "*.json")); len(after) != len(files) {
+		t.Errorf("a second run left %d classes, the first wrote %d", len(after), len(files))
+	}
+}
+
+// runGuideMirror runs the guide's shell lines that mirror the classes feed in dir with token.
+func (f *fixture) runGuideMirror(t *testing.T, dir, token string) {
+	t.Helper()
+	script := guideBlock(t, "### Mirroring the classes feed with curl and jq", "```sh")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // a mirror that never ends
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+token)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the guide's mirror lines: %v\n%s", err, out)
+	}
+}
+
+// checkMirrorFiles checks the classes the guide's shell lines wrote in dir/mirror, each the
+// class read's document, and returns their files.
+func (f *fixture) checkMirrorFiles(t *testing.T, dir string) []string {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "mirror", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("the guide's mirror lines wrote no class: %v", err)
@@ -127,17 +155,37 @@ func (f *fixture) testGuideMirror(t *testing.T) {
 			t.Errorf("mirror/%s.json = %s; the class read gives %d %s", id, got, want.StatusCode, want.Data)
 		}
 	}
-	first, err := os.ReadFile(filepath.Join(dir, "mirror", ".next"))
-	if err != nil || !strings.Contains(string(first), "/public/feeds/classes?afterChangeNumber=") {
-		t.Fatalf("mirror/.next = %q, %v; want the classes feed after a change number", first, err)
+	return files
+}
+
+// testGuideMirrorsWait runs both of the guide's mirrors with a token over its limit, at
+// once: each must wait as the 429 says and finish with the whole feed. A first mirror of the
+// catalogue is about 200 requests at 60 a minute; the Node one stopped at the 429 ("page.items
+// is not iterable"), the shell one exited after its first request.
+func (f *fixture) testGuideMirrorsWait(t *testing.T) {
+	id, token := f.env.NewToken(t, "guide-limited")
+	f.env.MustBuilder(t, "token", "set-limit", id, "4") // both mirrors need 2 requests each
+	deadline := time.Now().Add(readyWithin)
+	for {
+		r := f.edge.Get(t, base+"/public/courses", token)
+		if r.StatusCode == http.StatusTooManyRequests {
+			break // spent, on the limit of 4 the edge has loaded
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the token was not limited within %v (X-RateLimit-Limit %s)", readyWithin, r.Header.Get("X-RateLimit-Limit"))
+		}
 	}
-	run()
-	if again, _ := os.ReadFile(filepath.Join(dir, "mirror", ".next")); string(again) != string(first) {
-		t.Errorf("a second run moved the position from %q to %q with nothing changed", first, again)
-	}
-	if after, _ := filepath.Glob(filepath.Join(dir, "mirror", "*.json")); len(after) != len(files) {
-		t.Errorf("a second run left %d classes, the first wrote %d", len(after), len(files))
-	}
+	// Both wait out the same minute.
+	t.Run("node", func(t *testing.T) {
+		t.Parallel()
+		f.checkNodeMirror(t, f.runGuideNode(t, token, 3*time.Minute))
+	})
+	t.Run("shell", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		f.runGuideMirror(t, dir, token)
+		f.checkMirrorFiles(t, dir)
+	})
 }
 
 // testGuideConditional runs the partner's guide's lines that keep a document with its ETag

@@ -18,6 +18,13 @@ import (
 // ("Mirroring the courses feed in Node", the js block) as written, with a line added after them that prints what
 // they hold: every course of the feed, each the course read's document.
 func (f *fixture) testGuideNode(t *testing.T) {
+	f.checkNodeMirror(t, f.runGuideNode(t, f.token, time.Minute))
+}
+
+// runGuideNode runs the guide's Node.js mirror of the courses feed with token, for at most
+// limit, and returns what it printed: the copy it holds.
+func (f *fixture) runGuideNode(t *testing.T, token string, limit time.Duration) []byte {
+	t.Helper()
 	script := guideBlock(t, "### Mirroring the courses feed in Node", "```js") + "\nconsole.log(JSON.stringify(Object.fromEntries(copy)));\n"
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "mirror.mjs"), []byte(script), 0o644); err != nil {
@@ -30,15 +37,26 @@ func (f *fixture) testGuideNode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a mirror that never ends
+	ctx, cancel := context.WithTimeout(t.Context(), limit) // a mirror that never ends
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "mirror.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+f.token)
+	cmd.Env = append(os.Environ(), "CATALOGUE="+f.edge.URL+base, "TOKEN="+token)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("the guide's Node.js mirror: %v\n%s", err, out)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("the guide's Node.js mirror: %v\n%s%s", err, out, stderr)
 	}
+	return out
+}
+
+// checkNodeMirror checks the copy the guide's Node.js mirror printed: every course of the
+// feed, each the course read's document.
+func (f *fixture) checkNodeMirror(t *testing.T, out []byte) {
+	t.Helper()
 	var copied map[string]json.RawMessage
 	if err := json.Unmarshal(out, &copied); err != nil {
 		t.Fatalf("the guide's Node.js mirror printed %.300s: %v", out, err)

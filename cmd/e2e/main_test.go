@@ -81,6 +81,7 @@ func TestEdge(t *testing.T) {
 				{"feeds validator", f.testFeedsValidator},
 				{"feeds guide mirror", f.testGuideMirror},
 				{"feeds guide node", f.testGuideNode},
+				{"feeds guide mirrors wait", f.testGuideMirrorsWait},
 				{"rebuild", f.testRebuild}, // last: it changes the data
 			} {
 				t.Run(s.name, s.test)
