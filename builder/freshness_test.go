@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -405,5 +406,27 @@ func TestServeStoppedMidChangeNeverHalfPublishes(t *testing.T) {
 				t.Errorf("stopped in %s: current snapshot mismatch (-want +got):\n%s", p.phase, diff)
 			}
 		})
+	}
+}
+
+// TestServeWarnsOfMissingTriggers: with builder.listen on and a change trigger missing on
+// the primary (builder migrate run with --listen false, or a trigger dropped since),
+// serve listens and hears nothing of that table; it says so at start, naming the table,
+// instead of only "listening for changes on the primary". Seen failing when it said nothing.
+func TestServeWarnsOfMissingTriggers(t *testing.T) {
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
+	testkit.Exec(t, cfg.Database.URL, `DROP TRIGGER catalogue_notify_update ON rooms`)
+	s := startServe(t, cfg, nil)
+	s.next(t)
+	const msg = "a change trigger builder.listen needs is missing on the primary: changes it would announce wait for the schedule"
+	deadline := time.Now().Add(10 * time.Second)
+	for countLogs(s.logs, msg) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.logs.mu.Lock()
+	log := s.logs.buf.String()
+	s.logs.mu.Unlock()
+	if countLogs(s.logs, msg) != 1 || !strings.Contains(log, `"check":"triggers on rooms"`) || !strings.Contains(log, "catalogue_notify_update") {
+		t.Errorf("serve's log holds %d warnings %q naming the rooms trigger, want 1", countLogs(s.logs, msg), msg)
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/robfig/cron/v3"
 
+	"github.com/trainingco/catalogue/builder/doctor"
 	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
@@ -82,6 +84,7 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	}
 	if listening {
 		connected := make(chan struct{})
+		bg.Go(func() { s.warnTriggers(ctx) })
 		bg.Go(func() { s.listen(ctx, q, connected) })
 		bg.Go(func() {
 			select {
@@ -107,6 +110,24 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	}
 	s.log.Info("builder serve stopped")
 	return nil
+}
+
+// warnTriggers logs each change trigger builder.listen needs that the primary lacks or
+// has disabled (builder migrate run with --listen false, a trigger dropped since), which
+// builder doctor fails on: serve would listen and hear nothing of that table, its changes
+// waiting for the schedule.
+func (s *serveLoop) warnTriggers(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.cfg.Database.URL)
+	if err != nil {
+		return // the listener says the primary cannot be reached
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, c := range doctor.MissingTriggers(ctx, conn) {
+		s.log.Warn("a change trigger builder.listen needs is missing on the primary: changes it would announce wait for the schedule",
+			"check", c.Name, "detail", c.Detail, "fix", c.Fix)
+	}
 }
 
 // schedule returns the cron that asks q for the scheduled and the midnight builds.

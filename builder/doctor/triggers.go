@@ -110,3 +110,20 @@ WHERE NOT EXISTS (
 	}
 	return c
 }
+
+// MissingTriggers returns the failed checks of the triggers builder.listen needs on the
+// primary conn: builder serve logs them at start, since without them it listens and hears
+// nothing of a table. A database without catalogue_feeds has not been migrated, which
+// every build says: nothing is returned for it.
+func MissingTriggers(ctx context.Context, conn *pgx.Conn) []Check {
+	if _, err := feeds(ctx, conn, true); err != nil {
+		return nil
+	}
+	var failed []Check
+	for _, c := range checkTriggers(ctx, conn, true) {
+		if !c.OK {
+			failed = append(failed, c)
+		}
+	}
+	return failed
+}
