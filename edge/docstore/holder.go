@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -52,7 +53,7 @@ type Holder struct {
 	cur atomic.Pointer[Snapshot] // nil until a snapshot is loaded
 
 	mu      sync.Mutex // one load at a time: the poller's and any other caller's
-	lastErr string     // the last load failure logged, so that a lasting one is logged once
+	lastErr string     // the last load failure logged (errKey), so that a lasting one is logged once
 	// leftover holds the documents a failed load did fetch, by hash, so that the retry
 	// fetches only the rest: a transient error in a large first load costs one document,
 	// not the whole catalogue again. Guarded by mu.
@@ -154,7 +155,7 @@ func (d *Holder) logResult(err error) {
 	switch {
 	case err == nil && d.lastErr != "":
 		d.log.Info("snapshot source recovered")
-	case err != nil && err.Error() != d.lastErr:
+	case err != nil && errKey(err) != d.lastErr:
 		level, msg := slog.LevelWarn, "snapshot refresh failed; the snapshot being served stays"
 		switch {
 		case errors.Is(err, snapshot.ErrNoSnapshot):
@@ -170,9 +171,17 @@ func (d *Holder) logResult(err error) {
 	if err == nil {
 		d.lastErr = ""
 	} else {
-		d.lastErr = err.Error()
+		d.lastErr = errKey(err)
 	}
 }
+
+// volatile matches the parts of an error's text that differ between attempts that failed
+// alike: S3's request ids, and the local address of a connection.
+var volatile = regexp.MustCompile(`(RequestID|HostID): [^,]*|tcp [0-9a-fA-F.:\[\]]*->`)
+
+// errKey is err's text without its volatile parts: the failure logResult logs once while
+// it lasts.
+func errKey(err error) string { return volatile.ReplaceAllString(err.Error(), "$1") }
 
 // reportStore tells OnStore whether the store answered the attempt that ended with err.
 func (d *Holder) reportStore(err error) {

@@ -3,6 +3,7 @@ package docstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -31,5 +32,46 @@ func TestNothingPublishedSaysWhere(t *testing.T) {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log %q, want it to hold %q", log.String(), want)
 		}
+	}
+}
+
+// TestLastingStoreErrorLoggedOnce: a store error that lasts is logged once, however its
+// text varies between attempts: S3's errors name each request (RequestID, HostID), and an
+// edge on a missing bucket logged a warning at every poll, every second.
+func TestLastingStoreErrorLoggedOnce(t *testing.T) {
+	cfg := testkit.NewS3Store(t) // its bucket is never created
+	st, err := store.Open(context.Background(), store.Options(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	h := New(Options{Store: st, PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	for range 3 {
+		if err := h.Refresh(context.Background()); err == nil {
+			t.Fatal("Refresh from a missing bucket: no error")
+		}
+	}
+	if n := strings.Count(log.String(), "snapshot refresh failed"); n != 1 {
+		t.Errorf("3 failed refreshes logged %d warnings, want 1:\n%s", n, log.String())
+	}
+}
+
+// TestErrKeyDropsWhatVaries: two failures alike but for the request's ids or the local end
+// of their connection are one failure to log; different failures are not.
+func TestErrKeyDropsWhatVaries(t *testing.T) {
+	same := [][2]string{
+		{"GetObject, https response error StatusCode: 403, RequestID: 18EBE27D838FF691, HostID: 23ad5c, api error AccessDenied",
+			"GetObject, https response error StatusCode: 403, RequestID: 18EBE27D909D3A8D, HostID: 77ff01, api error AccessDenied"},
+		{"read tcp 127.0.0.1:51514->127.0.0.1:9000: read: connection reset by peer",
+			"read tcp 127.0.0.1:40122->127.0.0.1:9000: read: connection reset by peer"},
+		{"read tcp [::1]:51514->[::1]:9000: i/o timeout", "read tcp [::1]:40122->[::1]:9000: i/o timeout"},
+	}
+	for _, p := range same {
+		if a, b := errKey(errors.New(p[0])), errKey(errors.New(p[1])); a != b {
+			t.Errorf("errKey(%q) = %q, errKey(%q) = %q; want them equal", p[0], a, p[1], b)
+		}
+	}
+	if a, b := errKey(errors.New("StatusCode: 403, RequestID: 1, api error AccessDenied")), errKey(errors.New("StatusCode: 404, RequestID: 1, api error NoSuchBucket")); a == b {
+		t.Errorf("a 403 and a 404 share the key %q", a)
 	}
 }
