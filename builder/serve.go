@@ -65,14 +65,16 @@ func Serve(ctx context.Context, cfg config.Config, opts ServeOptions) error {
 	if cfg.Builder.Listen && !listening {
 		s.log.Warn("builder.listen is on but database.url is not set: changes are published on the schedule only")
 	}
-	w, werr := s.startWebhooks(ctx)
-	if errors.Is(werr, errWebhookConfig) {
+	var w *webhooks
+	var werr error // when set, starting the webhooks is tried again
+	if cfg.Database.URL == "" {
+		s.log.Info("webhooks are off: database.url is not set (their queue is in the primary)")
+	} else if w, werr = s.startWebhooks(ctx); errors.Is(werr, errWebhookConfig) {
 		return werr
-	}
-	s.webhooks.Store(w)
-	if werr != nil {
+	} else if werr != nil {
 		s.webhooksOff(werr)
 	}
+	s.webhooks.Store(w)
 	q := &freshness.Queue{Quiet: cfg.Builder.Debounce, MaxDelay: cfg.Builder.MaxDelay}
 	c, err := s.schedule(q)
 	if err != nil {

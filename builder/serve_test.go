@@ -149,3 +149,24 @@ func TestServeStopsWithoutPublishingOnCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestServeWithoutPrimarySaysWhyNoWebhooks: a builder given only replica.url builds from the
+// replica, and has no webhooks, whose queue is on the primary: it says that once, rather
+// than "could not start; trying again" every 30 s with pgx's error for a connection to a
+// local socket it was never told of.
+func TestServeWithoutPrimarySaysWhyNoWebhooks(t *testing.T) {
+	cfg := config.Default()
+	cfg.Replica.URL = testkit.NewDatabase(t)
+	testkit.Exec(t, cfg.Replica.URL, templates.MustDefault().Migration(false)+fixture)
+	cfg.Store = testkit.NewLocalStore(t)
+	cfg.Builder.Schedule = "@every 1h"
+	s := startServe(t, cfg, nil)
+	if r := s.next(t); r.err != nil {
+		t.Fatalf("the build at start: %v", r.err)
+	}
+	s.stop()
+	const want = "webhooks are off: database.url is not set (their queue is in the primary)"
+	if n := countLogs(s.logs, want); n != 1 || strings.Contains(s.logs.buf.String(), "could not start") {
+		t.Errorf("serve's log holds %q %d times, want once and no failure to start:\n%s", want, n, s.logs.buf.String())
+	}
+}
