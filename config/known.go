@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,8 +37,13 @@ func checkUnknown(path string, environ []string) error {
 			return fmt.Errorf("read config %s: %w", path, err)
 		}
 		for _, k := range f.AllKeys() {
-			if !knownKey(k, keys) {
+			switch v := f.Get(k); {
+			case !knownKey(k, keys):
 				errs = append(errs, fmt.Sprintf("%s: unknown key in %s (did you mean %s?)", k, path, nearest(k, keys)))
+			case !slices.Contains(keys, k) && v != nil && reflect.TypeOf(v).Kind() != reflect.Map:
+				// "builder: 5" would leave every builder key at its zero, each refused
+				// for itself, none saying why.
+				errs = append(errs, fmt.Sprintf("%s: a section of keys such as %s in %s, not a value (got %v)", k, firstUnder(k, keys), path, v))
 			}
 		}
 	}
@@ -98,6 +104,12 @@ func serviceLink(kv string) bool {
 // declared keys, given empty).
 func knownKey(k string, keys []string) bool {
 	return slices.Contains(keys, k) || slices.ContainsFunc(keys, func(d string) bool { return strings.HasPrefix(d, k+".") })
+}
+
+// firstUnder returns the first of keys in section.
+func firstUnder(section string, keys []string) string {
+	i := slices.IndexFunc(keys, func(k string) bool { return strings.HasPrefix(k, section+".") })
+	return keys[i] // knownKey found one
 }
 
 // nearest returns the candidate closest to s by edit distance (the first of equals).

@@ -28,6 +28,8 @@ func TestUnknownKeysRefused(t *testing.T) {
 			want: []string{"edge.jwt.isuer: unknown key", "(did you mean edge.jwt.issuer?)"}},
 		{name: "two at once", file: "timezon: UTC\nstore:\n  regoin: eu-west-1\n",
 			want: []string{"timezon: unknown key", "(did you mean timezone?)", "store.regoin: unknown key", "(did you mean store.region?)"}},
+		{name: "a section given a value", file: "builder: 5\n",
+			want: []string{"builder: a section of keys such as builder.schedule in ", ", not a value (got 5)"}},
 		{name: "environment", env: map[string]string{"CATALOGUE_EDGE_REDISURL": "redis://127.0.0.1:6379/0"},
 			want: []string{"CATALOGUE_EDGE_REDISURL: unknown environment variable (did you mean CATALOGUE_EDGE_REDIS_URL?)"}},
 		{name: "environment, section misspelt", env: map[string]string{"CATALOGUE_BULIDER_KEEP": "3"},
