@@ -38,6 +38,8 @@ db=$(scripts/services.sh postgres "$work/pg")
 export CATALOGUE_DATABASE_URL="$db"
 export CATALOGUE_STORE_URL="file://$work/store"
 export CATALOGUE_EDGE_LISTEN="127.0.0.1:$port"
+# Where partners reach the edge: the builder starts the feeds' URLs in webhook messages with it.
+export CATALOGUE_EDGE_PUBLIC_URL="http://127.0.0.1:$port"
 # Signed-in students: the edge accepts HS256 JWTs signed with this secret (D30).
 export CATALOGUE_EDGE_JWT_HMAC_SECRET=${CATALOGUE_EDGE_JWT_HMAC_SECRET:-$(openssl rand -hex 32)}
 
