@@ -21,6 +21,8 @@ import (
 var (
 	ErrNotFound = errors.New("no webhook endpoint with that id")
 	ErrExists   = errors.New("a webhook endpoint has that URL already")
+	// ErrStillSigning refuses a rotation while the secret rotated out last still signs.
+	ErrStillSigning = errors.New("the previous secret still signs")
 )
 
 // SecretOverlap is how long the previous secret keeps signing after rotate-secret, beside
@@ -106,17 +108,37 @@ func Enable(ctx context.Context, conn *pgx.Conn, id int64) error {
 }
 
 // RotateSecret gives endpoint id a new signing secret, returned here only; the previous
-// one keeps signing beside it for SecretOverlap.
-func RotateSecret(ctx context.Context, conn *pgx.Conn, id int64) (string, error) {
-	secret, err := NewSecret()
+// one keeps signing beside it for SecretOverlap. An endpoint holds one previous secret:
+// while the one rotated out last still signs, a new rotation would stop it at once, and a
+// partner told it had SecretOverlap to switch would fail, so it is refused
+// (ErrStillSigning) unless force. dropped says whether force stopped such a secret.
+func RotateSecret(ctx context.Context, conn *pgx.Conn, id int64, force bool) (secret string, dropped bool, err error) {
+	secret, err = NewSecret()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	overlap := fmt.Sprintf("%d seconds", int64(SecretOverlap/time.Second))
-	if err := expectRow(conn.QueryRow(ctx, SQL(templates.WebhookRotate), id, secret, overlap), "rotate the secret of", id); err != nil {
-		return "", err
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		var until *time.Time
+		err := tx.QueryRow(ctx, `SELECT previous_secret_until FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, id).Scan(&until)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("rotate the secret of webhook endpoint %d: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("rotate the secret of webhook endpoint %d: %w", id, err)
+		}
+		dropped = until != nil && until.After(time.Now())
+		if dropped && !force {
+			return fmt.Errorf("rotate the secret of webhook endpoint %d: its previous secret signs until %s, and a new rotation would stop it now; "+
+				"run it again then, or with --force if that secret must stop (a partner still using it fails): %w",
+				id, until.UTC().Format(time.RFC3339), ErrStillSigning)
+		}
+		overlap := fmt.Sprintf("%d seconds", int64(SecretOverlap/time.Second))
+		return expectRow(tx.QueryRow(ctx, SQL(templates.WebhookRotate), id, secret, overlap), "rotate the secret of", id)
+	})
+	if err != nil {
+		return "", false, err
 	}
-	return secret, nil
+	return secret, dropped, nil
 }
 
 // expectRow scans the id a statement returns, turning no row into ErrNotFound.

@@ -145,7 +145,7 @@ func tokenSetLimit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return helpIsNoError(err)
 	}
-	id, err := parseTokenID("token set-limit", pos[0])
+	id, err := parseID("token set-limit", pos[0])
 	if err != nil {
 		return err
 	}
@@ -169,9 +169,9 @@ func tokenSetLimit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// parseLimit reads a token's limit as written on the command line: a positive number of
-// parseTokenID parses the ID argument of command cmd: a token's id from token list.
-func parseTokenID(cmd, s string) (int64, error) {
+// parseID parses the ID argument of command cmd: a token's or a webhook endpoint's id, as
+// their list commands show it.
+func parseID(cmd, s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
 		return 0, usagef("%s: ID must be a positive integer (got %q)", cmd, s)
@@ -179,6 +179,7 @@ func parseTokenID(cmd, s string) (int64, error) {
 	return id, nil
 }
 
+// parseLimit reads a token's limit as written on the command line: a positive number of
 // requests per rolling minute, or "default" (or nothing) for edge.rate_limit, which is 0.
 func parseLimit(what, s string) (int, error) {
 	if s == "" || s == "default" {
@@ -230,7 +231,7 @@ func tokenRevoke(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return helpIsNoError(err)
 	}
-	id, err := parseTokenID("token revoke", pos[0])
+	id, err := parseID("token revoke", pos[0])
 	if err != nil {
 		return err
 	}

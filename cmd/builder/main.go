@@ -70,7 +70,7 @@ func commands() []command {
 		{"webhook remove", "ID", "remove an endpoint and its deliveries not yet made", webhookRemove},
 		{"webhook enable", "ID", "enable an endpoint that was disabled after failing for webhooks.disable_after", webhookEnable},
 		{"webhook test", "ID", "send the endpoint a signed catalogue.ping now and show its answer", webhookTest},
-		{"webhook rotate-secret", "ID", "give the endpoint a new signing secret (printed once, last line); the old one signs beside it for 24 h", webhookRotate},
+		{"webhook rotate-secret", "[--force] ID", "give the endpoint a new signing secret (printed once, last line); the old one signs beside it for 24 h, within which another rotation needs --force (it stops the old one)", webhookRotate},
 		{"help", "", "show this help", nil},
 	}
 }

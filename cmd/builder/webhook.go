@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -89,6 +88,37 @@ func stamp(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
+// webhookRotate gives an endpoint a new secret; --force even while the secret rotated out
+// last still signs, which then stops.
+func webhookRotate(ctx context.Context, e *env, args []string) error {
+	fs, cf := newFlagSet(e, "webhook rotate-secret", webhookKeys...)
+	force := fs.Bool("force", false, "rotate even while the previous secret still signs, which then stops at once")
+	cfg, pos, err := setup(fs, cf, args, 1, 1)
+	if err != nil {
+		return helpIsNoError(err)
+	}
+	id, err := parseID("webhook rotate-secret", pos[0])
+	if err != nil {
+		return err
+	}
+	conn, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	secret, dropped, err := webhook.RotateSecret(ctx, conn, id, *force)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "webhook endpoint %d has a new signing secret, shown only once, now; the previous one keeps signing beside it for %s\n",
+		id, webhook.SecretOverlap)
+	if dropped {
+		fmt.Fprintln(e.stdout, "the secret rotated out before it stops signing now (--force)")
+	}
+	fmt.Fprintln(e.stdout, secret)
+	return nil
+}
+
 // webhookByID is the shape of remove and enable: one ID, one statement, one line.
 func webhookByID(name string, do func(context.Context, *env, config.Config, int64) error) func(context.Context, *env, []string) error {
 	return func(ctx context.Context, e *env, args []string) error {
@@ -97,9 +127,9 @@ func webhookByID(name string, do func(context.Context, *env, config.Config, int6
 		if err != nil {
 			return helpIsNoError(err)
 		}
-		id, err := strconv.ParseInt(pos[0], 10, 64)
-		if err != nil || id <= 0 {
-			return usagef("webhook %s: ID must be a positive integer (got %q)", name, pos[0])
+		id, err := parseID("webhook "+name, pos[0])
+		if err != nil {
+			return err
 		}
 		return do(ctx, e, cfg, id)
 	}
@@ -130,21 +160,7 @@ var (
 		fmt.Fprintf(e.stdout, "webhook endpoint %d enabled: it gets the changes published from now on\n", id)
 		return nil
 	})
-	webhookRotate = webhookByID("rotate-secret", func(ctx context.Context, e *env, cfg config.Config, id int64) error {
-		conn, err := connect(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
-		secret, err := webhook.RotateSecret(ctx, conn, id)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "webhook endpoint %d has a new signing secret, shown only once, now; the previous one keeps signing beside it for %s\n",
-			id, webhook.SecretOverlap)
-		fmt.Fprintln(e.stdout, secret)
-		return nil
-	})
+
 	webhookTest = webhookByID("test", func(ctx context.Context, e *env, cfg config.Config, id int64) error {
 		conn, err := connect(ctx, cfg)
 		if err != nil {

@@ -109,6 +109,7 @@ func TestWebhookCommands(t *testing.T) {
 	if err := got.verify(2, newSecret); err != nil {
 		t.Errorf("the new secret does not verify: %v", err)
 	}
+	testRotateTwice(t, c, &got, newSecret)
 
 	list := mustRunCmd(t, append([]string{"webhook", "list"}, c...)...)
 	if !strings.Contains(list, srv.URL+"/hooks") || !strings.Contains(list, "enabled") || !strings.Contains(list, "partner site") ||
@@ -195,5 +196,38 @@ func TestWebhookAddRefuses(t *testing.T) {
 	}
 	if list := mustRunCmd(t, append([]string{"webhook", "list"}, strict...)...); strings.Count(list, "\n") != 2 {
 		t.Errorf("webhook list after one endpoint and one refused again:\n%s", list)
+	}
+}
+
+// testRotateTwice: a second rotate-secret while the previous secret still signs is refused,
+// since it would stop that secret at once, and a partner told it had 24 h would fail (the
+// previous secret was overwritten: the first of three stopped verifying seconds after the
+// second rotation). --force does it, and says the older secret stops now. secret is the
+// endpoint's secret, with no previous one signing, and got its receiver.
+func testRotateTwice(t *testing.T, c []string, got *received, secret string) {
+	t.Helper()
+	second := lastLine(mustRunCmd(t, append([]string{"webhook", "rotate-secret", "1"}, c...)...))
+	_, _, err := runCmd(t, append([]string{"webhook", "rotate-secret", "1"}, c...)...)
+	if want := "its previous secret signs until"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("rotate-secret again within 24 h: %v, want a refusal saying %q and naming --force", err, want)
+	}
+	got.mu.Lock()
+	n := len(got.body)
+	got.mu.Unlock()
+	mustRunCmd(t, append([]string{"webhook", "test", "1"}, c...)...)
+	for _, s := range []string{secret, second} {
+		if err := got.verify(n, s); err != nil {
+			t.Errorf("after a refused second rotation a delivery does not verify with one of the two secrets: %v", err)
+		}
+	}
+	out := mustRunCmd(t, append([]string{"webhook", "rotate-secret", "--force", "1"}, c...)...)
+	third := lastLine(out)
+	if !strings.HasPrefix(third, "whsec_") || !strings.Contains(out, "stops signing now") {
+		t.Fatalf("rotate-secret --force printed %q, want a warning and a new secret", out)
+	}
+	mustRunCmd(t, append([]string{"webhook", "test", "1"}, c...)...)
+	if got.verify(n+1, secret) == nil || got.verify(n+1, second) != nil || got.verify(n+1, third) != nil {
+		t.Errorf("after rotate-secret --force: the oldest secret verifies %v, the two newest %v and %v; want only the two newest",
+			got.verify(n+1, secret) == nil, got.verify(n+1, second) == nil, got.verify(n+1, third) == nil)
 	}
 }
