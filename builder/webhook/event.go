@@ -38,10 +38,14 @@ type Ping struct {
 
 // envelope is the body of every message (Standard Webhooks' type, timestamp, data).
 type envelope struct {
-	Type      string    `json:"type"`
-	Timestamp time.Time `json:"timestamp"`
-	Data      any       `json:"data"`
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"` // timestampLayout
+	Data      any    `json:"data"`
 }
+
+// timestampLayout is RFC 3339 in UTC with milliseconds, always three digits, as the guide
+// shows it.
+const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Body returns the JSON body of an event of type typ at t: t is the event's time (RFC 3339,
 // UTC), the same on every retry.
@@ -49,7 +53,7 @@ func Body(typ string, t time.Time, data any) ([]byte, error) {
 	if c, ok := data.(Changed); ok {
 		data = c.wire()
 	}
-	return json.Marshal(envelope{Type: typ, Timestamp: t.UTC().Truncate(time.Millisecond), Data: data})
+	return json.Marshal(envelope{Type: typ, Timestamp: t.UTC().Format(timestampLayout), Data: data})
 }
 
 // changedWire is Changed as sent: a list longer than MaxIDs is left out (nil here) and
