@@ -161,13 +161,13 @@ func cacheWritten(t *testing.T, volume string) {
 }
 
 // edgeConfig is the edge's mounted configuration file; %s is its port. The database and the
-// store come from the environment.
+// store come from the environment. edge.cache_dir is the image's (its volume), not set here:
+// the docs said the image sets it, and it did not.
 const edgeConfig = `templates:
   dir: /etc/catalogue/templates
 edge:
   listen: 127.0.0.1:%s
   poll_interval: 200ms
-  cache_dir: /var/cache/catalogue
   search_timeout: 30s
   search_cache: 0s
   search_index: false

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -36,8 +37,7 @@ func healthcheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "healthcheck: no program given and %v\n", err)
 			return 1
 		}
-		cmdline := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		args = cmdline[1:] // after the entrypoint itself
+		args = programArgs(b)
 	}
 	url, err := probeURL(args)
 	if err != nil {
@@ -63,7 +63,7 @@ func probeURL(args []string) (string, error) {
 		return "", errors.New("no program given: edge or builder")
 	}
 	program, rest := args[0], args[1:]
-	flags := scanFlags(rest, "config", "listen")
+	flags := scanFlags(rest, "config", "listen", "metrics-listen")
 	switch program {
 	case "edge":
 		var overrides map[string]any
@@ -79,7 +79,11 @@ func probeURL(args []string) (string, error) {
 		if len(rest) == 0 || rest[0] != "serve" {
 			return "", nil
 		}
-		cfg, err := config.Load(flags["config"], nil)
+		var overrides map[string]any
+		if l := flags["metrics-listen"]; l != "" {
+			overrides = map[string]any{"builder.metrics_listen": l}
+		}
+		cfg, err := config.Load(flags["config"], overrides)
 		if err != nil {
 			return "", err
 		}
@@ -146,4 +150,17 @@ func probe(url string) error {
 		return fmt.Errorf("%s", resp.Status)
 	}
 	return nil
+}
+
+// programArgs returns the program's arguments in cmdline, PID 1's command line: those after
+// the entrypoint (/usr/local/bin/catalogue), which is PID 1 itself or, under an init
+// (docker run --init, tini), one of its arguments.
+func programArgs(cmdline []byte) []string {
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	for i, a := range args {
+		if path.Base(a) == "catalogue" { // the first is the program, never one of its arguments
+			return args[i+1:]
+		}
+	}
+	return args[1:]
 }

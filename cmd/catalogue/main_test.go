@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,6 +79,9 @@ func TestProbeURL(t *testing.T) {
 		{"", []string{"builder", "serve", "--config", file}, "http://127.0.0.1:9464/metrics"},
 		{"", []string{"builder", "serve"}, ""}, // no builder.metrics_listen
 		{"", []string{"builder", "run", "--config", file}, ""},
+		// builder serve's flag overrides the file, as it does for serve itself.
+		{"", []string{"builder", "serve", "--metrics-listen", "127.0.0.1:21791"}, "http://127.0.0.1:21791/metrics"},
+		{"", []string{"builder", "serve", "--config", file, "-metrics-listen=127.0.0.1:21792"}, "http://127.0.0.1:21792/metrics"},
 	} {
 		if tc.env == "" {
 			unsetenv(t, "CATALOGUE_EDGE_LISTEN")
@@ -91,6 +95,24 @@ func TestProbeURL(t *testing.T) {
 	}
 	if _, err := probeURL([]string{"sh", "-c", "true"}); err == nil {
 		t.Error(`probeURL("sh -c true"): no error`)
+	}
+}
+
+// TestProgramArgs: the program's arguments are read from PID 1's command line after the
+// entrypoint, also when PID 1 is an init that runs it (docker run --init, Compose's init:
+// true), which made the healthcheck read "--" as the program and fail forever.
+func TestProgramArgs(t *testing.T) {
+	for _, tc := range []struct {
+		cmdline string
+		want    []string
+	}{
+		{"/usr/local/bin/catalogue\x00edge\x00--config\x00/etc/catalogue/catalogue.yaml\x00", []string{"edge", "--config", "/etc/catalogue/catalogue.yaml"}},
+		{"/sbin/docker-init\x00--\x00/usr/local/bin/catalogue\x00edge\x00", []string{"edge"}},
+		{"/tini\x00--\x00/usr/local/bin/catalogue\x00builder\x00serve\x00", []string{"builder", "serve"}},
+	} {
+		if got := programArgs([]byte(tc.cmdline)); !slices.Equal(got, tc.want) {
+			t.Errorf("programArgs(%q) = %q, want %q", tc.cmdline, got, tc.want)
+		}
 	}
 }
 

@@ -219,6 +219,7 @@ type runConfig struct {
 	User         string              `json:"User"`
 	ExposedPorts map[string]struct{} `json:"ExposedPorts"`
 	Env          []string            `json:"Env"`
+	Volumes      map[string]struct{} `json:"Volumes"`
 	Entrypoint   []string            `json:"Entrypoint"`
 	Cmd          []string            `json:"Cmd"`
 	WorkingDir   string              `json:"WorkingDir"`
@@ -255,10 +256,13 @@ func imageConfig(o options, when time.Time, diffID string) config {
 		Config: runConfig{
 			User:         fmt.Sprintf("%d:%d", uid, gid),
 			ExposedPorts: map[string]struct{}{"8080/tcp": {}},
-			Env:          []string{"PATH=/usr/local/bin"},
-			Entrypoint:   []string{entrypoint},
-			Cmd:          []string{"help"},
-			WorkingDir:   "/",
+			// The edge keeps its copy of the last snapshot on the volume, to serve it when
+			// it starts during a store outage (edge.cache_dir; the builder ignores it).
+			Env:        []string{"PATH=/usr/local/bin", "CATALOGUE_EDGE_CACHE_DIR=" + cacheDir},
+			Volumes:    map[string]struct{}{cacheDir: {}},
+			Entrypoint: []string{entrypoint},
+			Cmd:        []string{"help"},
+			WorkingDir: "/",
 			Labels: map[string]string{
 				"org.opencontainers.image.title":    "catalogue",
 				"org.opencontainers.image.version":  o.version,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -69,6 +70,10 @@ func TestPackContents(t *testing.T) {
 	}
 	if cfg.Config.User != "65532:65532" || cfg.Created != "2025-11-24T16:00:00Z" || cfg.Config.Entrypoint[0] != entrypoint {
 		t.Errorf("config: user %q, created %q, entrypoint %q", cfg.Config.User, cfg.Created, cfg.Config.Entrypoint)
+	}
+	// The edge's cache is on: edge.cache_dir names the image's volume.
+	if _, ok := cfg.Config.Volumes["/var/cache/catalogue"]; !ok || !slices.Contains(cfg.Config.Env, "CATALOGUE_EDGE_CACHE_DIR=/var/cache/catalogue") {
+		t.Errorf("config: volumes %v, environment %q; want the volume /var/cache/catalogue named by CATALOGUE_EDGE_CACHE_DIR", cfg.Config.Volumes, cfg.Config.Env)
 	}
 
 	layer := untar(t, outer[manifest[0].Layers[0]].data, o.epoch)
