@@ -154,13 +154,14 @@ func (s *serveLoop) schedule(q *freshness.Queue) (*cron.Cron, error) {
 func (s *serveLoop) listen(ctx context.Context, q *freshness.Queue, connected chan struct{}) {
 	var first sync.Once
 	var leaseLogged bool
+	var lastErr string // the failure logged last: one that lasts is logged once
 	_ = freshness.Listen(ctx, freshness.ListenOptions{
 		URL: s.cfg.Database.URL,
 		Connected: func(lsn freshness.LSN) {
 			s.metrics.connects.Inc()
 			trigger := snapshot.TriggerListen
 			first.Do(func() { trigger = snapshot.TriggerStart; close(connected) })
-			leaseLogged = false
+			leaseLogged, lastErr = false, ""
 			s.log.Info("listening for changes on the primary", "channel", freshness.Channel, "wal", lsn.String())
 			q.Full(trigger, lsn)
 		},
@@ -178,8 +179,9 @@ func (s *serveLoop) listen(ctx context.Context, q *freshness.Queue, connected ch
 					s.log.Info("another builder serve listens for changes; this one builds on the schedule and takes over if it stops")
 					leaseLogged = true
 				}
-			default:
-				s.log.Warn("listening for changes: reconnecting; until then changes are published on the schedule", "error", err.Error())
+			case err.Error() != lastErr:
+				lastErr = err.Error()
+				s.log.Warn("listening for changes: reconnecting; until then changes are published on the schedule", "error", lastErr)
 			}
 		},
 	})

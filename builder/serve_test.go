@@ -170,3 +170,20 @@ func TestServeWithoutPrimarySaysWhyNoWebhooks(t *testing.T) {
 		t.Errorf("serve's log holds %q %d times, want once and no failure to start:\n%s", want, n, s.logs.buf.String())
 	}
 }
+
+// TestServeLogsAnUnreachablePrimaryOnce: builder serve tries its listening connection again
+// every second, and said so every second while the primary could not be reached (602
+// identical warnings in ten minutes); it says it once while the failure lasts.
+func TestServeLogsAnUnreachablePrimaryOnce(t *testing.T) {
+	cfg := config.Default()
+	cfg.Database.URL = "postgres://catalogue@127.0.0.1:1/catalogue?sslmode=disable&connect_timeout=2"
+	cfg.Store = testkit.NewLocalStore(t)
+	cfg.Builder.Schedule = "@every 1h"
+	s := startServe(t, cfg, nil)
+	time.Sleep(3500 * time.Millisecond) // three retries or more
+	s.stop()
+	const msg = "listening for changes: reconnecting; until then changes are published on the schedule"
+	if n := countLogs(s.logs, msg); n != 1 {
+		t.Errorf("serve logged %q %d times in 3.5 s, want once", msg, n)
+	}
+}
