@@ -2,9 +2,11 @@ package docs
 
 import (
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,4 +120,24 @@ func anchors(text string) map[string]bool {
 		seen[a]++
 	}
 	return out
+}
+
+// topLevel is what the repository holds at its top, a fixed choice of its owners: every
+// other file lives inside one of these folders.
+var topLevel = []string{".ci", ".gitignore", "Makefile", "README.md", "builder", "cmd", "config", "edge", "go.mod", "go.sum", "scripts", "templates"}
+
+// TestTopLevel: the repository's tracked files are all under topLevel. A 16.5 MB bench
+// binary was committed at the top by accident and carried by every clone since.
+func TestTopLevel(t *testing.T) {
+	cmd := exec.Command("git", "-c", "safe.directory=*", "ls-files", "-z")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if top, _, _ := strings.Cut(f, "/"); !slices.Contains(topLevel, top) {
+			t.Errorf("%s is outside the top level the repository allows (%s)", f, strings.Join(topLevel, ", "))
+		}
+	}
 }
