@@ -180,6 +180,9 @@ func TestFinds(t *testing.T) {
 			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, l.city, l.state, l.zip, l.country
 			FROM rooms r JOIN locations l ON l.id = r.location_id CROSS JOIN generate_series(1, 2)`, nil,
 			"values the builder reads", "catalogue_rooms: 1 ids on more than one row (id 10 first)", "indexes"},
+		{"a mapping that repeats a registration", `DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
+			SELECT r.id, r.class_id, r.student_id, r.test_date FROM registrations r CROSS JOIN generate_series(1, 2)`, nil,
+			"values the builder reads", "catalogue_registrations: 400 ids on more than one row (each counted as a seat taken) (id 1 first)", "indexes"},
 		{"no token", `UPDATE api_tokens SET revoked_at = now()`, nil,
 			"API tokens", "no active API token", ""},
 		{"webhooks without edge.public_url", `INSERT INTO webhook_endpoints (url, secret) VALUES ('https://partner.example/hooks', 'whsec_x')`, nil,
