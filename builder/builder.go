@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/trainingco/catalogue/builder/catalogue"
+	"github.com/trainingco/catalogue/builder/doctor"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
@@ -132,13 +133,18 @@ func build(ctx context.Context, replicaURL string, tpl *templates.Set, today tim
 }
 
 // readTx runs read in one read-only REPEATABLE READ transaction on the replica, so that
-// every document of the snapshot comes from the same state of the database.
+// every document of the snapshot comes from the same state of the database. It refuses a
+// mapping whose views builder doctor fails on (doctor.CheckContract): a build would read
+// them wrongly (a timestamptz start_date as its UTC date) or fail on a scan.
 func readTx(ctx context.Context, replicaURL string, read func(pgx.Tx) error) error {
 	conn, err := pgx.Connect(ctx, replicaURL)
 	if err != nil {
 		return fmt.Errorf("connect to the replica: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if err := doctor.CheckContract(ctx, conn); err != nil {
+		return err
+	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)

@@ -3,6 +3,7 @@ package builder
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainingco/catalogue/builder/doctor"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
@@ -179,4 +181,23 @@ func currentID(t *testing.T, cfg config.Config) string {
 		t.Fatalf("ReadPointer: %v", err)
 	}
 	return ptr.ID
+}
+
+// TestRunRefusesAMappingOffContract: a build refuses a mapping whose view gives a column a
+// type the contract does not accept, as builder doctor does, and publishes nothing: a
+// provider's timestamptz start date was published as its UTC date ("2027-07-09" for a class
+// starting at 00:30 in London on the 10th), with doctor failing and run going ahead.
+func TestRunRefusesAMappingOffContract(t *testing.T) {
+	cfg := config.Default()
+	cfg.Database.URL = testkit.NewMigratedDatabase(t)
+	cfg.Store = testkit.NewLocalStore(t)
+	testkit.Exec(t, cfg.Database.URL, fixture+`DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+		SELECT id, course_id, room_id, start_date::timestamptz AS start_date, end_date, schedule, cost, seat_limit, down_payment, is_public FROM classes`)
+	_, err := Run(context.Background(), cfg, RunOptions{Logger: slog.New(slog.DiscardHandler)})
+	if want := "start_date is timestamp with time zone, not a date"; !errors.Is(err, doctor.ErrContract) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Run over a timestamptz start_date: %v, want doctor.ErrContract naming %q", err, want)
+	}
+	if _, err := snapshot.ReadPointer(context.Background(), mustOpenStore(t, cfg)); !errors.Is(err, snapshot.ErrNoSnapshot) {
+		t.Errorf("after the refused run the store's pointer: %v, want none", err)
+	}
 }

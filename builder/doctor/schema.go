@@ -266,3 +266,24 @@ func checkWebhookFeeds(ctx context.Context, conn *pgx.Conn, publicURL string) Ch
 	}
 	return c
 }
+
+// ErrContract marks a mapping whose views lack a column the contract needs or give one a type
+// it does not accept.
+var ErrContract = errors.New("the mapping's views do not give the columns the catalogue reads")
+
+// CheckContract returns an error wrapping ErrContract naming each view whose columns fail
+// doctor's "columns of" check, read on conn: builder run and serve call it before a build,
+// which would otherwise read such a view wrongly (a timestamptz start_date as its UTC date)
+// or fail on it with a scan error.
+func CheckContract(ctx context.Context, conn *pgx.Conn) error {
+	var bad []string
+	for _, c := range checkColumns(ctx, conn) {
+		if !c.OK {
+			bad = append(bad, c.Name+": "+c.Detail)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s (builder doctor says how to fix each)", ErrContract, strings.Join(bad, "; "))
+	}
+	return nil
+}
