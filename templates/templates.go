@@ -133,14 +133,18 @@ func init() {
 
 // Set is a loaded set of templates.
 type Set struct {
-	sql map[string]string
+	sql  map[string]string
+	dirs map[string]bool // the names templates.dir replaced
 }
+
+// FromDir reports whether template name is templates.dir's rather than the embedded one.
+func (s *Set) FromDir(name string) bool { return s.dirs[name] }
 
 // Load reads the embedded templates and, when dir is not empty, replaces each with the file
 // of the same name in dir. A file in dir that names no template is an error, so that a typo
 // in a file name does not silently leave the default in force.
 func Load(dir string) (*Set, error) {
-	s := &Set{sql: map[string]string{}}
+	s := &Set{sql: map[string]string{}, dirs: map[string]bool{}}
 	entries, err := fs.ReadDir(embedded, ".")
 	if err != nil {
 		return nil, err
@@ -176,7 +180,7 @@ func Load(dir string) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read template: %w", err)
 		}
-		s.sql[f.Name()] = string(b)
+		s.sql[f.Name()], s.dirs[f.Name()] = string(b), true
 	}
 	return s, nil
 }

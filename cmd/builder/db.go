@@ -42,6 +42,12 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Templates.Dir != "" && !tpl.FromDir(templates.Mapping) {
+		// The reference mapping would create its tables in the provider's database, and
+		// every build would publish them, empty.
+		return fmt.Errorf("migrate: templates.dir %s has no %s, so the reference mapping would be applied: write your mapping there (templates/README.md), "+
+			"or unset templates.dir for the reference schema (copy templates/%s there to keep it beside other templates)", cfg.Templates.Dir, templates.Mapping, templates.Mapping)
+	}
 	conn, err := connect(ctx, cfg)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/trainingco/catalogue/builder/apitoken"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/scripts/testkit"
+	"github.com/trainingco/catalogue/templates"
 )
 
 // runCmd runs the program with args and returns what it printed.
@@ -314,5 +315,28 @@ func TestBeforeMigrate(t *testing.T) {
 	want := "a table or view the catalogue needs is missing: run builder migrate"
 	if err == nil || !strings.Contains(err.Error(), `relation "webhook_endpoints" does not exist`) || !strings.Contains(err.Error(), want) {
 		t.Errorf("webhook list before migrate: %v, want PostgreSQL's error and %q", err, want)
+	}
+}
+
+// TestMigrateRefusesADirWithoutMapping: templates.dir is set to connect a provider's own
+// schema, so one without mapping.sql (empty, or holding mapping.sql~) is a mistake: migrate
+// applied the reference mapping, creating its tables in the provider's database, and every
+// build then published them, empty. It is refused, and nothing is created.
+func TestMigrateRefusesADirWithoutMapping(t *testing.T) {
+	db := testkit.NewDatabase(t)
+	st := testkit.NewLocalStore(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "search.sql"), []byte(templates.MustDefault().SQL(templates.Search)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := []string{"--config", writeConfig(t, db, st.URL, st.Endpoint), "--templates-dir", dir}
+	_, _, err := runCmd(t, append([]string{"migrate"}, c...)...)
+	if want := "has no mapping.sql, so the reference mapping would be applied"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("migrate with a templates.dir without mapping.sql: %v, want an error saying %q", err, want)
+	}
+	var views int
+	conn := testkit.Connect(t, db)
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_views WHERE viewname LIKE 'catalogue\_%'`).Scan(&views); err != nil || views != 0 {
+		t.Errorf("after the refused migrate the database holds %d catalogue views (%v), want none", views, err)
 	}
 }
