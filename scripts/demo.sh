@@ -19,7 +19,10 @@ chmod 755 "$work"
 pids=()
 
 cleanup() {
-	trap - INT TERM EXIT
+	# A second signal must not cut the cleanup short: make passes its SIGTERM on, and the
+	# demo's PostgreSQL and folder were left behind.
+	trap '' INT TERM
+	trap - EXIT
 	echo
 	echo "demo: stopping"
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -96,7 +99,7 @@ Try (three ready requests, and one more):
   curl -s -H 'Authorization: Bearer $token' '$base/public/classes?search=python&limit=3'
   curl -s -H 'Authorization: Bearer $token' $base/public/course/$course
   curl -s -H 'Authorization: Bearer $token' $base/public/class/$class
-and the classes feed from where it ended when the demo started, now listing that class:
+and the classes feed from where it ended when the demo started (no items until a change):
   curl -s -H 'Authorization: Bearer $token' '$feed'
 
 Signed in as student $student (a JWT valid for an hour; edge.jwt.hmac_secret is

@@ -5,11 +5,14 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,6 +147,52 @@ func demoFeed(t *testing.T, feedLine string) []feedItem {
 // class" (indented, up to the next blank line), without their indent.
 func startDemo(t *testing.T) []string {
 	t.Helper()
+	cmd, lines, _ := launchDemo(t)
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT) // the demo stops everything it started
+		if err := waitDemo(cmd); err != nil {
+			t.Errorf("the demo did not stop cleanly on Ctrl-C: %v", err)
+		}
+	})
+	return lines
+}
+
+// waitDemo waits a minute at most for the demo to end after a signal.
+func waitDemo(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		return errors.New("still running a minute after the signal")
+	}
+}
+
+// TestDemoStopsOnTwoSignals: make passes its SIGTERM on to the demo, which so gets two: the
+// second cut its cleanup short, leaving its PostgreSQL running and its folder behind (seen
+// on one run of two). Two SIGTERMs 100 ms apart must still leave nothing.
+func TestDemoStopsOnTwoSignals(t *testing.T) {
+	cmd, _, work := launchDemo(t)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(100 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = waitDemo(cmd) // a signal's exit status; what it leaves is the test
+	if _, err := os.Stat(work); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the demo's folder %s after two SIGTERMs: %v, want it removed", work, err)
+		_ = exec.Command(filepath.Join("..", "..", "scripts", "services.sh"), "stop", filepath.Join(work, "pg")).Run()
+		_ = os.RemoveAll(work)
+	}
+}
+
+// demoWork is the line where the demo names its folder.
+var demoWork = regexp.MustCompile(`^demo: starting PostgreSQL in (\S+)$`)
+
+// launchDemo starts the demo and returns it, the lines it prints under "Change a class",
+// and its folder, once it has printed them.
+func launchDemo(t *testing.T) (*exec.Cmd, []string, string) {
+	t.Helper()
 	cmd := exec.Command("bash", "scripts/demo.sh")
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", services.Port(t)), "CATALOGUE_EDGE_JWT_HMAC_SECRET="+demoJWTSecret)
@@ -155,27 +204,16 @@ func startDemo(t *testing.T) []string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT) // the demo stops everything it started
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("the demo did not stop cleanly on Ctrl-C: %v", err)
-			}
-		case <-time.After(time.Minute):
-			_ = cmd.Process.Kill()
-			t.Error("the demo was still running a minute after Ctrl-C")
-		}
-	})
-
+	var work string
 	found := make(chan []string, 1)
 	go func() {
 		var lines []string
 		in, sc := false, bufio.NewScanner(out)
 		for sc.Scan() {
 			l := sc.Text()
+			if m := demoWork.FindStringSubmatch(l); m != nil {
+				work = m[1]
+			}
 			switch {
 			case strings.HasPrefix(l, "Change a class"):
 				in = true
@@ -195,14 +233,16 @@ func startDemo(t *testing.T) []string {
 	}()
 	select {
 	case lines, ok := <-found:
-		if !ok || len(lines) < 2 {
-			t.Fatalf("the demo ended without printing a psql line and a curl line under \"Change a class\" (%q)", lines)
+		if !ok || len(lines) < 2 || work == "" {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the demo ended without naming its folder (%q) and printing a psql line and a curl line under \"Change a class\" (%q)", work, lines)
 		}
-		return lines
+		return cmd, lines, work
 	case <-time.After(demoStartWithin):
+		_ = cmd.Process.Kill()
 		t.Fatalf("the demo printed no \"Change a class\" lines within %s", demoStartWithin)
 	}
-	return nil
+	return nil, nil, ""
 }
 
 // demoCost runs the demo's curl line and returns the class's cost from its answer.
