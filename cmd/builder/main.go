@@ -130,8 +130,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprint(w, `
 Every command takes --config FILE (YAML, see config/catalogue.example.yaml) and flags for
-the configuration keys it uses. Flags override the environment (CATALOGUE_* variables),
-which overrides the file. "builder COMMAND -h" lists a command's flags.
+the main configuration keys it uses; every key has its CATALOGUE_* variable. Flags override
+the environment, which overrides the file. "builder COMMAND -h" lists a command's flags.
 `)
 }
 
