@@ -160,7 +160,7 @@ func TestFinds(t *testing.T) {
 		{"a missing mapped name", `DROP VIEW catalogue_rooms`, nil,
 			"columns of catalogue_rooms", "catalogue_rooms does not exist", "indexes"},
 		{"a table missing from the feeds", `DELETE FROM catalogue_feeds WHERE kind = 'registrations'`, nil,
-			"feeds", "no table feeds registrations", ""},
+			"feeds", "no table feeds registrations", "tables the views read"},
 		{"a type outside the three", `ALTER TABLE courses DROP CONSTRAINT courses_type_check; UPDATE courses SET type = 'Webinar' WHERE id = 2`, nil,
 			"course types", `"Webinar" (1 courses)`, ""},
 		{"a missing index (sequential scan)", `DROP INDEX registrations_student_idx, registrations_class_idx`, nil,
@@ -183,6 +183,11 @@ func TestFinds(t *testing.T) {
 		{"a mapping that repeats a registration", `DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
 			SELECT r.id, r.class_id, r.student_id, r.test_date FROM registrations r CROSS JOIN generate_series(1, 2)`, nil,
 			"values the builder reads", "catalogue_registrations: 400 ids on more than one row (each counted as a seat taken) (id 1 first)", "indexes"},
+		{"a view reading a table no feed names", `CREATE TABLE sites (id bigint PRIMARY KEY, town text);
+			DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
+			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.town AS city, l.state, l.zip, l.country
+			FROM rooms r JOIN locations l ON l.id = r.location_id LEFT JOIN sites s ON s.id = l.id`, nil,
+			"tables the views read", "catalogue_rooms reads sites, which no catalogue_feeds row names", "indexes"},
 		{"no token", `UPDATE api_tokens SET revoked_at = now()`, nil,
 			"API tokens", "no active API token", ""},
 		{"webhooks without edge.public_url", `INSERT INTO webhook_endpoints (url, secret) VALUES ('https://partner.example/hooks', 'whsec_x')`, nil,
