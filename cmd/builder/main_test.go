@@ -340,3 +340,29 @@ func TestMigrateRefusesADirWithoutMapping(t *testing.T) {
 		t.Errorf("after the refused migrate the database holds %d catalogue views (%v), want none", views, err)
 	}
 }
+
+// TestMigrateSaysWhatItDidInOtherSchemas: a provider's tables may live in a schema of their
+// own (lms.sessions); migrate puts its triggers there and must say so, as it does for the
+// current schema: it printed "schema is up to date" after creating, rewriting or removing
+// them.
+func TestMigrateSaysWhatItDidInOtherSchemas(t *testing.T) {
+	db := testkit.NewDatabase(t)
+	st := testkit.NewLocalStore(t)
+	dir := t.TempDir()
+	mapping := templates.MustDefault().SQL(templates.Mapping) + `
+CREATE SCHEMA IF NOT EXISTS lms;
+CREATE TABLE IF NOT EXISTS lms.sites (id bigint PRIMARY KEY, town text);
+INSERT INTO catalogue_feeds (source, kind, ids, key, watched) VALUES ('lms.sites', 'locations', 'id', 'id', '{id,town}')
+ON CONFLICT (source) DO UPDATE SET watched = EXCLUDED.watched;
+`
+	if err := os.WriteFile(filepath.Join(dir, templates.Mapping), []byte(mapping), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := []string{"--config", writeConfig(t, db, st.URL, st.Endpoint), "--templates-dir", dir}
+	if out := mustRunCmd(t, append([]string{"migrate"}, c...)...); !strings.Contains(out, "created trigger catalogue_notify_update on lms.sites\n") {
+		t.Errorf("migrate with a feed in schema lms printed\n%s\nwhich lacks the trigger it created on lms.sites", out)
+	}
+	if out := mustRunCmd(t, append([]string{"migrate", "--listen=false"}, c...)...); !strings.Contains(out, "removed trigger catalogue_notify_update on lms.sites\n") {
+		t.Errorf("migrate with builder.listen off printed\n%s\nwhich lacks the trigger it removed on lms.sites", out)
+	}
+}
