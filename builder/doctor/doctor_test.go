@@ -357,3 +357,16 @@ func TestStoreFixSaysWhatFailed(t *testing.T) {
 		})
 	}
 }
+
+// TestUUIDIdFix: for a uuid id, the fix is one PostgreSQL can do: "cast it in the mapping
+// (col::bigint)" is refused ("cannot cast type uuid to bigint").
+func TestUUIDIdFix(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+		SELECT md5(id::text)::uuid AS id, name, type, description, is_public FROM courses`)
+	c := find(run(t, o), "columns of catalogue_courses")
+	want := "id: a uuid cannot be cast to an integer: map an integer key of the row instead"
+	if c == nil || c.OK || !strings.Contains(c.Detail, "id is uuid, not an integer") || !strings.Contains(c.Fix, want) {
+		t.Errorf("columns of catalogue_courses = %+v, want failed on the uuid id with a fix holding %q", c, want)
+	}
+}

@@ -101,7 +101,12 @@ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel
 			missing = append(missing, col.name)
 		case !slices.Contains(col.kind.types, typ):
 			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", col.name, typ, col.kind.name))
-			fixes = append(fixes, col.name+": "+col.kind.fix)
+			fix := col.kind.fix
+			if typ == "uuid" && col.kind.name == integer.name {
+				// PostgreSQL has no cast from uuid to an integer.
+				fix = "a uuid cannot be cast to an integer: map an integer key of the row instead (add a bigint identity column to the table if it has none)"
+			}
+			fixes = append(fixes, col.name+": "+fix)
 		}
 	}
 	if len(missing) > 0 {

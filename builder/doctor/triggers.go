@@ -46,7 +46,7 @@ func checkTriggers(ctx context.Context, conn *pgx.Conn, listen bool) []Check {
 		}
 	}
 	if len(missing) > 0 {
-		c.Detail = "no table feeds " + strings.Join(missing, ", ") + ": their changes would never be published"
+		c.Detail = "no table feeds " + strings.Join(missing, ", ") + ": their changes set off no build, and wait for builder.schedule"
 		c.Fix = "add the provider's tables to catalogue_feeds in mapping.sql and run builder migrate"
 	} else {
 		c.OK, c.Detail = true, fmt.Sprintf("%d tables feed the catalogue", len(fs))
