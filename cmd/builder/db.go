@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -175,6 +177,21 @@ func tokenSetLimit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// byID starts a command on one record: fs's flags and the one ID argument parsed, then a
+// connection to the database, which the caller closes. An error from -h is flag.ErrHelp.
+func byID(ctx context.Context, fs *flag.FlagSet, cf *configFlags, args []string) (config.Config, int64, *pgx.Conn, error) {
+	cfg, pos, err := setup(fs, cf, args, 1, 1)
+	if err != nil {
+		return cfg, 0, nil, err
+	}
+	id, err := parseID(strings.TrimPrefix(fs.Name(), "builder "), pos[0])
+	if err != nil {
+		return cfg, 0, nil, err
+	}
+	conn, err := connect(ctx, cfg)
+	return cfg, id, conn, err
+}
+
 // parseID parses the ID argument of command cmd: a token's or a webhook endpoint's id, as
 // their list commands show it.
 func parseID(cmd, s string) (int64, error) {
@@ -233,17 +250,9 @@ func tokenList(ctx context.Context, e *env, args []string) error {
 // tokenRevoke revokes one token by id.
 func tokenRevoke(ctx context.Context, e *env, args []string) error {
 	fs, cf := newFlagSet(e, "token revoke", "database.url")
-	cfg, pos, err := setup(fs, cf, args, 1, 1)
+	_, id, conn, err := byID(ctx, fs, cf, args)
 	if err != nil {
 		return helpIsNoError(err)
-	}
-	id, err := parseID("token revoke", pos[0])
-	if err != nil {
-		return err
-	}
-	conn, err := connect(ctx, cfg)
-	if err != nil {
-		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if err := apitoken.Revoke(ctx, conn, id); err != nil {

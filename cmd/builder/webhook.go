@@ -6,6 +6,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/trainingco/catalogue/builder/webhook"
 	"github.com/trainingco/catalogue/config"
 )
@@ -93,17 +95,9 @@ func stamp(t *time.Time) string {
 func webhookRotate(ctx context.Context, e *env, args []string) error {
 	fs, cf := newFlagSet(e, "webhook rotate-secret", webhookKeys...)
 	force := fs.Bool("force", false, "rotate even while the previous secret still signs, which then stops at once")
-	cfg, pos, err := setup(fs, cf, args, 1, 1)
+	_, id, conn, err := byID(ctx, fs, cf, args)
 	if err != nil {
 		return helpIsNoError(err)
-	}
-	id, err := parseID("webhook rotate-secret", pos[0])
-	if err != nil {
-		return err
-	}
-	conn, err := connect(ctx, cfg)
-	if err != nil {
-		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	secret, dropped, err := webhook.RotateSecret(ctx, conn, id, *force)
@@ -119,41 +113,29 @@ func webhookRotate(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// webhookByID is the shape of remove and enable: one ID, one statement, one line.
-func webhookByID(name string, do func(context.Context, *env, config.Config, int64) error) func(context.Context, *env, []string) error {
+// webhookByID is the shape of remove, enable and test: one ID, on a connection to the
+// database.
+func webhookByID(name string, do func(context.Context, *env, config.Config, *pgx.Conn, int64) error) func(context.Context, *env, []string) error {
 	return func(ctx context.Context, e *env, args []string) error {
 		fs, cf := newFlagSet(e, "webhook "+name, webhookKeys...)
-		cfg, pos, err := setup(fs, cf, args, 1, 1)
+		cfg, id, conn, err := byID(ctx, fs, cf, args)
 		if err != nil {
 			return helpIsNoError(err)
 		}
-		id, err := parseID("webhook "+name, pos[0])
-		if err != nil {
-			return err
-		}
-		return do(ctx, e, cfg, id)
+		defer conn.Close(context.WithoutCancel(ctx))
+		return do(ctx, e, cfg, conn, id)
 	}
 }
 
 var (
-	webhookRemove = webhookByID("remove", func(ctx context.Context, e *env, cfg config.Config, id int64) error {
-		conn, err := connect(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
+	webhookRemove = webhookByID("remove", func(ctx context.Context, e *env, cfg config.Config, conn *pgx.Conn, id int64) error {
 		if err := webhook.Remove(ctx, conn, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "webhook endpoint %d removed, with its deliveries not yet made\n", id)
 		return nil
 	})
-	webhookEnable = webhookByID("enable", func(ctx context.Context, e *env, cfg config.Config, id int64) error {
-		conn, err := connect(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
+	webhookEnable = webhookByID("enable", func(ctx context.Context, e *env, cfg config.Config, conn *pgx.Conn, id int64) error {
 		if err := webhook.Enable(ctx, conn, id); err != nil {
 			return err
 		}
@@ -161,12 +143,7 @@ var (
 		return nil
 	})
 
-	webhookTest = webhookByID("test", func(ctx context.Context, e *env, cfg config.Config, id int64) error {
-		conn, err := connect(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
+	webhookTest = webhookByID("test", func(ctx context.Context, e *env, cfg config.Config, conn *pgx.Conn, id int64) error {
 		ep, err := webhook.Load(ctx, conn, id)
 		if err != nil {
 			return err
