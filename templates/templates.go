@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -174,7 +175,7 @@ func Load(dir string) (*Set, error) {
 			return nil, fmt.Errorf("templates.dir: %s cannot be replaced: the embedded one is always used (%s); remove it", f.Name(), why)
 		}
 		if _, ok := s.sql[f.Name()]; !ok {
-			return nil, fmt.Errorf("templates.dir: %s is not a known template (known: %s)", f.Name(), strings.Join(s.names(), ", "))
+			return nil, fmt.Errorf("templates.dir: %s is not a known template (those a provider may replace: %s)", f.Name(), strings.Join(s.names(), ", "))
 		}
 		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
 		if err != nil {
@@ -217,7 +218,10 @@ func (s *Set) SQL(name string) string {
 func (s *Set) names() []string {
 	var n []string
 	for k := range s.sql {
-		n = append(n, k)
+		if _, fixed := embeddedOnly[k]; !fixed {
+			n = append(n, k)
+		}
 	}
+	slices.Sort(n)
 	return n
 }

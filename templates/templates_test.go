@@ -19,6 +19,9 @@ func TestLoadDir(t *testing.T) {
 		{"mapping.sql", ""},
 		{"schema.sql", "templates.dir: schema.sql is no longer used: the provider's schema is mapped in mapping.sql"},
 		{"serach.sql", "templates.dir: serach.sql is not a known template"},
+		// The names listed are those that may be replaced, in order: the embedded-only
+		// ones were listed too, in map order.
+		{"maping.sql", "templates.dir: maping.sql is not a known template (those a provider may replace: changes_classes.sql, classes.sql, classes_by_id.sql, courses.sql, courses_by_id.sql, mapping.sql, popularity.sql, "},
 		{"count.sql", "templates.dir: count.sql is no longer used: search.sql returns the total on every page, also past the last; remove it"},
 		// Always embedded: a copy would be ignored, so it is refused, by name.
 		{"token_create.sql", "templates.dir: token_create.sql cannot be replaced"},
