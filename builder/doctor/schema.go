@@ -124,7 +124,12 @@ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel
 // checkTypeValues checks that every course's type is one the contract knows.
 func checkTypeValues(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "course types"}
-	rows, err := conn.Query(ctx, `
+	bad, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
+		var v string
+		var n int64
+		err := r.Scan(&v, &n)
+		return fmt.Sprintf("%q (%d courses)", v, n), err
+	}, `
 SELECT COALESCE(type::text, 'NULL'), count(*)
 FROM catalogue_courses
 WHERE type IS NULL OR type::text <> ALL($1::text[])
@@ -132,20 +137,6 @@ GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`, courseTypes)
 	if err != nil {
 		c.Detail = "cannot read catalogue_courses.type: " + err.Error()
 		c.Fix = "map catalogue_courses with a type column (see columns of catalogue_courses)"
-		return c
-	}
-	var bad []string
-	for rows.Next() {
-		var v string
-		var n int64
-		if err := rows.Scan(&v, &n); err != nil {
-			c.Detail = err.Error()
-			return c
-		}
-		bad = append(bad, fmt.Sprintf("%q (%d courses)", v, n))
-	}
-	if err := rows.Err(); err != nil {
-		c.Detail = err.Error()
 		return c
 	}
 	if len(bad) > 0 {
@@ -194,24 +185,15 @@ WHERE n > 0 ORDER BY ord`
 // checkServedValues checks that every row a build reads can be rendered (servedValues).
 func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "values the builder reads"}
-	rows, err := conn.Query(ctx, servedValues)
+	bad, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
+		var rel, what string
+		var n, first int64
+		err := r.Scan(&rel, &what, &n, &first)
+		return fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, first), err
+	}, servedValues)
 	if err != nil {
 		c.Detail = "cannot read the mapping: " + err.Error()
 		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
-		return c
-	}
-	var bad []string
-	for rows.Next() {
-		var rel, what string
-		var n, first int64
-		if err := rows.Scan(&rel, &what, &n, &first); err != nil {
-			c.Detail = err.Error()
-			return c
-		}
-		bad = append(bad, fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, first))
-	}
-	if err := rows.Err(); err != nil {
-		c.Detail = err.Error()
 		return c
 	}
 	if len(bad) > 0 {
@@ -272,6 +254,27 @@ func checkWebhookFeeds(ctx context.Context, conn *pgx.Conn, publicURL string) Ch
 	return c
 }
 
+// lines runs query on conn and returns each row as line makes it: the items of a check's
+// detail.
+func lines(ctx context.Context, conn *pgx.Conn, line pgx.RowToFunc[string], query string, args ...any) ([]string, error) {
+	rows, err := conn.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, line)
+}
+
+// failed returns the checks of cs that failed.
+func failed(cs []Check) []Check {
+	var f []Check
+	for _, c := range cs {
+		if !c.OK {
+			f = append(f, c)
+		}
+	}
+	return f
+}
+
 // ErrContract marks a mapping whose views lack a column the contract needs or give one a type
 // it does not accept.
 var ErrContract = errors.New("the mapping's views do not give the columns the catalogue reads")
@@ -282,10 +285,8 @@ var ErrContract = errors.New("the mapping's views do not give the columns the ca
 // or fail on it with a scan error.
 func CheckContract(ctx context.Context, conn *pgx.Conn) error {
 	var bad []string
-	for _, c := range checkColumns(ctx, conn) {
-		if !c.OK {
-			bad = append(bad, c.Name+": "+c.Detail)
-		}
+	for _, c := range failed(checkColumns(ctx, conn)) {
+		bad = append(bad, c.Name+": "+c.Detail)
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s (builder doctor says how to fix each)", ErrContract, strings.Join(bad, "; "))

@@ -119,13 +119,7 @@ func MissingTriggers(ctx context.Context, conn *pgx.Conn) []Check {
 	if _, err := feeds(ctx, conn, true); err != nil {
 		return nil
 	}
-	var failed []Check
-	for _, c := range checkTriggers(ctx, conn, true) {
-		if !c.OK {
-			failed = append(failed, c)
-		}
-	}
-	return failed
+	return failed(checkTriggers(ctx, conn, true))
 }
 
 // unfedTables lists each table a catalogue_* view reads, through other views too, that no
@@ -161,23 +155,14 @@ func checkFedTables(ctx context.Context, conn *pgx.Conn) Check {
 	for i, rel := range contract {
 		names[i] = rel.name
 	}
-	rows, err := conn.Query(ctx, unfedTables, names)
+	unfed, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
+		var view, table string
+		err := r.Scan(&view, &table)
+		return view + " reads " + table, err
+	}, unfedTables, names)
 	if err != nil {
 		c.Detail = "cannot read: " + err.Error()
 		c.Fix = "run builder migrate, which creates catalogue_feeds"
-		return c
-	}
-	var unfed []string
-	for rows.Next() {
-		var view, table string
-		if err := rows.Scan(&view, &table); err != nil {
-			c.Detail = "cannot read: " + err.Error()
-			return c
-		}
-		unfed = append(unfed, view+" reads "+table)
-	}
-	if err := rows.Err(); err != nil {
-		c.Detail = "cannot read: " + err.Error()
 		return c
 	}
 	if len(unfed) > 0 {
