@@ -16,6 +16,9 @@ import (
 	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
+// TestMain removes the binaries the tests built (cmdtest.Binaries).
+func TestMain(m *testing.M) { cmdtest.Main(m) }
+
 // catalogue is the data of these tests: course 1 (Brick and Mortar) with class 11 in room
 // 5 of location 3, capped at 10 seats with 2 registrations; course 2 (Online) with class
 // 21. Dates are far in the future, so that "today" does not matter.

@@ -17,6 +17,9 @@ import (
 	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
+// TestMain removes the binaries the tests built (cmdtest.Binaries).
+func TestMain(m *testing.M) { cmdtest.Main(m) }
+
 // catalogue: course 1 with class 11, far in the future so that "today" does not matter.
 const catalogue = `
 INSERT INTO courses (id, name, type, description, is_public) VALUES (1, 'Welding', 'Online', NULL, TRUE);

@@ -15,6 +15,11 @@ const (
 	edgePkg    = "github.com/trainingco/catalogue/cmd/edge"
 )
 
+// mainRan is set by Main: Binaries refuses to build without it, as nothing would then
+// remove the two 40 MB binaries, and every test run of such a package left them in the
+// temporary folder (101 of them filled a CI machine's disk until MinIO refused writes).
+var mainRan bool
+
 // built holds the result of the one build per test process.
 var built struct {
 	once          sync.Once
@@ -27,6 +32,9 @@ var built struct {
 // A failed build fails every test that asks for them, with the compiler's output.
 func Binaries(t testing.TB) (builder, edge string) {
 	t.Helper()
+	if !mainRan {
+		t.Fatal("cmdtest: the binaries are built only for a package whose TestMain calls cmdtest.Main, which removes them: add func TestMain(m *testing.M) { cmdtest.Main(m) }")
+	}
 	built.once.Do(build)
 	if built.err != nil {
 		t.Fatalf("build the binaries: %v", built.err)
@@ -71,6 +79,7 @@ func GoTool() string {
 // Main runs the tests of a package and then removes the binaries Binaries built, so that
 // no test process leaves them behind. Call it from TestMain.
 func Main(m *testing.M) {
+	mainRan = true
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
