@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainingco/catalogue/cmd/internal/docs"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // testFeedsValidator walks both feeds (D35–D39) with @openactive/rpde-validator, the
@@ -63,7 +64,7 @@ func walkedPages(out string) int {
 func rpdeValidate(t *testing.T, url, token string) (string, error) {
 	t.Helper()
 	nm := nodeModules(t)
-	cmd := exec.Command("node", filepath.Join(repoRoot(t), "scripts", "openapi", "rpde-validate.js"), url, token)
+	cmd := exec.Command("node", filepath.Join(testkit.RepoRoot(t), "scripts", "openapi", "rpde-validate.js"), url, token)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nm)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -80,7 +81,7 @@ var (
 func nodeModules(t *testing.T) string {
 	t.Helper()
 	nodeModulesOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "openapi.sh"), "modules")
+		cmd := exec.Command(filepath.Join(testkit.RepoRoot(t), "scripts", "openapi.sh"), "modules")
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		nodeModulesPath, nodeModulesErr = strings.TrimSpace(string(out)), err
@@ -89,15 +90,6 @@ func nodeModules(t *testing.T) string {
 		t.Fatalf("scripts/openapi.sh modules: %v", nodeModulesErr)
 	}
 	return nodeModulesPath
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
 }
 
 // testGuideMirror runs the partner's guide's shell lines that mirror the classes feed (curl and jq)
@@ -235,7 +227,7 @@ func (f *fixture) testGuideRequests(t *testing.T) {
 // guide, the Markdown of edge/openapi.json's info.description that the docs page renders.
 func guideBlock(t *testing.T, heading, fence string) string {
 	t.Helper()
-	guide, err := docs.ReadGuide(filepath.Join(repoRoot(t), "edge", "openapi.json"))
+	guide, err := docs.ReadGuide(filepath.Join(testkit.RepoRoot(t), "edge", "openapi.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

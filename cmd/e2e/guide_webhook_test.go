@@ -13,6 +13,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/webhook"
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/scripts/testkit/services"
 )
 
@@ -32,7 +33,7 @@ func TestGuideWebhookReceiverGo(t *testing.T) {
 	}
 	bin := filepath.Join(dir, "receiver")
 	build := exec.Command(cmdtest.GoTool(), "build", "-o", bin, src)
-	build.Dir = repoRoot(t) // the module's go.mod has the Standard Webhooks library
+	build.Dir = testkit.RepoRoot(t) // the module's go.mod has the Standard Webhooks library
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("the guide's Go receiver does not build: %v\n%s\n%s", err, out, program)
 	}

@@ -37,7 +37,7 @@ func TestREADME(t *testing.T) {
 			t.Skipf("the README's lines need %s: %v", tool, err)
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(testkit.RepoRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func runREADME(t *testing.T, lines string, env []string) string {
 	ctx, cancel := context.WithTimeout(t.Context(), readmeWithin)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", lines)
-	cmd.Dir = repoRoot(t)
+	cmd.Dir = testkit.RepoRoot(t)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A file, not a pipe: the processes left in the background hold their stdout open, and

@@ -3,7 +3,6 @@ package testkit
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/trainingco/catalogue/templates"
@@ -30,7 +29,7 @@ func Reference() Schema { return Schema{Name: "reference"} }
 // address), enrolments with a status, prices in numeric(10,2), soft deletes.
 func Laravel(t testing.TB) Schema {
 	t.Helper()
-	dir := filepath.Join(repoRoot(t), "templates", "testdata", "laravel")
+	dir := filepath.Join(RepoRoot(t), "templates", "testdata", "laravel")
 	return Schema{Name: "laravel", Dir: dir, Tables: readFile(t, dir, "app", "tables.sql"),
 		fromReference: readFile(t, dir, "app", "from_reference.sql")}
 }
@@ -68,13 +67,25 @@ func (s Schema) Env() map[string]string {
 	return map[string]string{"CATALOGUE_TEMPLATES_DIR": s.Dir}
 }
 
-// repoRoot is the repository's folder, found from this file's.
-func repoRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("testkit: cannot find the repository's folder")
+// RepoRoot returns the repository's folder: the nearest one above the test's working folder
+// (its package's folder) that holds go.mod. It does not ask the source file's path, which
+// the build may trim (make test builds with -trimpath).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("testkit: no go.mod above the working folder")
+		}
+		dir = parent
+	}
 }
 
 func readFile(t testing.TB, parts ...string) string {
