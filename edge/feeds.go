@@ -47,10 +47,7 @@ var (
 // FeedPageSize, from the snapshot in memory, whose index gives each item's document.
 func (s *Server) handleFeed(f feedKind) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		q, err := queryParams(c)
-		if err != nil {
-			return err
-		}
+		q := queryParams(c)
 		after, present, ok := search.ParseQueryInt(q.Get("afterChangeNumber"))
 		if !ok {
 			return fail(ErrBadRequest, "The afterChangeNumber parameter must be an integer.")

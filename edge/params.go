@@ -52,20 +52,65 @@ func parseSearchCourseID(s string) (id int64, none, ok bool) {
 	return 0, true, true // digits without a leading zero that parseID refused: past int64
 }
 
-// queryParams parses the request's query string. Echo's QueryParams drops a pair it cannot
-// decode (a "%" not followed by two hex digits, a ";" between pairs) as if it were absent,
-// which would read "afterChangeNumber=12%" as no position and "type=Online%" as no filter:
-// such a query is a 400 instead (D51), even when the broken pair is one D16 ignores.
-func queryParams(c echo.Context) (url.Values, error) {
+// queryParams reads the request's query string as the contract's PHP original reads it
+// (parse_str): pairs split on "&" only, "+" is a space, and a "%" not followed by two hex
+// digits stays as it is. Go's url.ParseQuery, behind Echo's QueryParams, drops a pair it
+// cannot decode (a stray "%", a ";") as if it were absent, which read "afterChangeNumber=12%"
+// as no position, "type=Online%" as no filter and "start=01-31-2027;" as no date. Read
+// this way every such value reaches its parameter's own rule (D51): a 400 for a number
+// (D9, D37) or a type (D13), D8's 500 for a date, a literal "%" in search (D11), and an
+// unknown parameter is ignored however it is written (D16).
+func queryParams(c echo.Context) url.Values {
 	raw := c.Request().URL.RawQuery
 	if raw == "" {
-		return nil, nil // reads as empty; the feeds' first page needs no map
+		return nil // reads as empty; the feeds' first page needs no map
 	}
-	q, err := url.ParseQuery(raw)
-	if err != nil {
-		return nil, fail(ErrBadRequest, "The query string is malformed (%s): encode each name and value, for example with encodeURIComponent.", err)
+	q := url.Values{}
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(pair, "=")
+		name = unescapeLenient(name)
+		q[name] = append(q[name], unescapeLenient(value))
 	}
-	return q, nil
+	return q
+}
+
+// unescapeLenient decodes "+" and "%XX" escapes, keeping a "%" without two hex digits.
+func unescapeLenient(s string) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b = append(b, ' ')
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // typesMessage is the 400 message for a course type outside the three allowed (D13).

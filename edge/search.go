@@ -24,11 +24,7 @@ func (s *Server) handleSearch(c echo.Context) error {
 		}
 		courseID, noCourse = id, none
 	}
-	q, err := queryParams(c)
-	if err != nil {
-		return err
-	}
-	p, err := search.ParseParams(q)
+	p, err := search.ParseParams(queryParams(c))
 	if err != nil {
 		return err
 	}

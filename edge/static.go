@@ -29,11 +29,7 @@ var (
 func (s *Server) handleCourses(c echo.Context) error {
 	route := snapshot.RouteCourses
 	if c.QueryString() != "" {
-		q, err := queryParams(c)
-		if err != nil {
-			return err
-		}
-		types, ok := parseTypes(q)
+		types, ok := parseTypes(queryParams(c))
 		if !ok {
 			return fail(ErrBadRequest, typesMessage)
 		}
