@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -148,4 +150,26 @@ func describe(err error) error {
 		return fmt.Errorf("no answer within the timeout: %w", err)
 	}
 	return err
+}
+
+// Reason is a failure's text (an error's) as it is stored and shown (webhook list, webhook test): the
+// endpoint writes part of it (its status line, its certificate's names), so a control or
+// formatting character becomes a space and a byte that is not UTF-8 becomes U+FFFD (an
+// escape sequence could rewrite an operator's terminal, and PostgreSQL refuses text that is
+// not UTF-8, which left a failure unrecorded: the endpoint was then retried for ever and
+// never disabled); past n bytes it is cut on a character boundary, with "…".
+func Reason(text string, n int) string {
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r // strings.Map writes an invalid byte as U+FFFD
+	}, text)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -150,5 +151,24 @@ func TestSendLimits(t *testing.T) {
 	res = s.Send(ctx, srv.URL+"/slow", testSecrets, msg)
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "no answer within the timeout") || res.Duration > 2*time.Second {
 		t.Errorf("a slow endpoint: %v after %v, want a timeout after 500ms", res.Err, res.Duration)
+	}
+}
+
+// TestReason: what an endpoint writes into a failure is stored and shown without control
+// characters, as UTF-8, cut on a character boundary.
+func TestReason(t *testing.T) {
+	e := strings.Repeat("é", 200) // 400 bytes
+	for _, tc := range []struct{ in, want string }{
+		{"x509: certificate is valid for x\x1b[2J\x1b[31mOWNED\x1b[0m\rfake line, not localhost",
+			"x509: certificate is valid for x [2J [31mOWNED [0m fake line, not localhost"},
+		{"a\x00b\tc\u202ed", "a b c d"},
+		{"bad \xc3 byte", "bad \uFFFD byte"},
+		{`malformed HTTP response "` + e + `"`, `malformed HTTP response "` + strings.Repeat("é", 137) + "…"}, // 25 + 274 bytes
+		{"short", "short"},
+	} {
+		got := Reason(tc.in, 300)
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Reason(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

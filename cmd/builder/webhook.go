@@ -75,7 +75,7 @@ func webhookList(ctx context.Context, e *env, args []string) error {
 		}
 		reason := "-"
 		if i.LastFailureReason != nil {
-			reason = *i.LastFailureReason
+			reason = webhook.Reason(*i.LastFailureReason, 300) // one stored before it was cleaned too
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", i.ID, i.URL, state, i.Pending, stamp(i.LastSuccessAt),
 			stamp(i.LastFailureAt), i.ConsecutiveFailures, reason, i.Description)
@@ -155,7 +155,7 @@ var (
 		msg := webhook.Message{ID: webhook.NewMessageID(), Body: body}
 		res := webhook.NewSender(rules(cfg), cfg.Webhooks.Timeout).Send(ctx, ep.URL, ep.Secrets, msg)
 		if res.Err != nil {
-			return fmt.Errorf("webhook test: endpoint %d: %w", id, res.Err)
+			return fmt.Errorf("webhook test: endpoint %d: %s", id, webhook.Reason(res.Err.Error(), 1000))
 		}
 		fmt.Fprintf(e.stdout, "webhook endpoint %d answered %d to %s (webhook-id %s) in %d ms\n",
 			id, res.Status, webhook.TypePing, msg.ID, res.Duration.Milliseconds())

@@ -195,7 +195,7 @@ func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64,
 	}
 	wait := Backoff(cfg.RetryBase, cfg.RetryMax, d.attempts+1)
 	giveUp := GivesUp(first, now, cfg.RetryFor)
-	reason := truncate(why.Error(), 300)
+	reason := webhook.Reason(why.Error(), 300)
 	var failingSince time.Time
 	err := conn.QueryRow(ctx, webhook.SQL(templates.WebhookFailed), d.id, endpoint, reason, now.Add(wait), giveUp).Scan(&failingSince)
 	if err != nil {
@@ -238,11 +238,4 @@ func Backoff(base, limit time.Duration, attempt int) time.Duration {
 	}
 	d = min(d, limit)
 	return d - time.Duration(rand.Int64N(int64(d)/5+1))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
