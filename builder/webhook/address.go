@@ -127,6 +127,7 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("100::/64"),
 	netip.MustParsePrefix("2001::/23"), // IETF protocol assignments (Teredo, ORCHID...)
 	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("3fff::/20"), // documentation (RFC 9637)
 	netip.MustParsePrefix("2002::/16"), // 6to4: may wrap a private IPv4 address
 	netip.MustParsePrefix("fec0::/10"), // deprecated site-local
 }
@@ -140,6 +141,9 @@ func Public(ip netip.Addr) bool {
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || !ip.IsGlobalUnicast() {
 		return false
 	}
+	if ip.Is6() && !globalUnicast6.Contains(ip) {
+		return false // ::/96 (IPv4-compatible), ::ffff:0:0:0/96 (SIIT) and the reserved rest
+	}
 	for _, p := range nonPublic {
 		if p.Contains(ip) {
 			return false
@@ -147,3 +151,8 @@ func Public(ip netip.Addr) bool {
 	}
 	return true
 }
+
+// globalUnicast6 is the only IPv6 range IANA allocates public unicast addresses from; the
+// addresses outside it that netip's predicates pass include forms that reach an IPv4
+// address (::127.0.0.1 where a host routes ::/96, ::ffff:0:127.0.0.1 where it translates).
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")

@@ -27,6 +27,11 @@ func TestPublic(t *testing.T) {
 		{"::1", false}, {"::", false}, {"fe80::1", false}, {"fd12:3456::1", false}, {"ff02::1", false},
 		{"::ffff:127.0.0.1", false}, {"::ffff:10.0.0.1", false}, {"::ffff:93.184.215.14", true},
 		{"64:ff9b::a00:1", false}, {"2001:db8::1", false}, {"2002:a00:1::", false},
+		// IPv4-compatible (::/96) and IPv4-translated (SIIT, ::ffff:0:0:0/96) forms reach the
+		// IPv4 address where a host routes or translates them: outside 2000::/3, the only
+		// IPv6 range that holds public unicast addresses.
+		{"::127.0.0.1", false}, {"::10.0.0.1", false}, {"::ffff:0:127.0.0.1", false}, {"::ffff:0:a00:1", false},
+		{"4000::1", false}, {"3fff:ffff::1", true}, {"3fff::1", false}, // 3fff::/20: documentation (RFC 9637)
 	} {
 		if got := Public(netip.MustParseAddr(tc.ip)); got != tc.want {
 			t.Errorf("Public(%s) = %t, want %t", tc.ip, got, tc.want)
