@@ -276,10 +276,10 @@ func (s *Server) publicURL(req *http.Request) string {
 		scheme = "https"
 	}
 	if s.fromTrustedProxy(req) {
-		if p := firstForwarded(req.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+		if p := lastForwarded(req.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
 			scheme = p
 		}
-		if h := firstForwarded(req.Header.Get("X-Forwarded-Host")); validHost(h) {
+		if h := lastForwarded(req.Header.Get("X-Forwarded-Host")); validHost(h) {
 			host = h
 		}
 	}
@@ -307,11 +307,11 @@ func (s *Server) fromTrustedProxy(req *http.Request) bool {
 	return false
 }
 
-// firstForwarded is the first of a forwarded header's comma-separated values: the one the
-// proxy nearest the client set.
-func firstForwarded(v string) string {
-	first, _, _ := strings.Cut(v, ",")
-	return strings.ToLower(strings.TrimSpace(first))
+// lastForwarded is the last of a forwarded header's comma-separated values: the one the
+// trusted proxy itself set or appended. Those before it are whatever the client sent (a
+// proxy such as Apache's mod_proxy appends to X-Forwarded-Host), as with X-Forwarded-For.
+func lastForwarded(v string) string {
+	return strings.ToLower(strings.TrimSpace(v[strings.LastIndexByte(v, ',')+1:]))
 }
 
 // validHost reports whether h is a host[:port] fit to put in a URL: letters, digits, '.',

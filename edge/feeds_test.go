@@ -229,6 +229,12 @@ func TestFeedHeaders(t *testing.T) {
 	if got := next(trusting, "10.0.0.1:5000", fwd); got != "https://api.example.org/api/v2/public/feeds/courses" {
 		t.Errorf("forwarded headers from a trusted proxy: next %s, want theirs", got)
 	}
+	// A proxy that appends (Apache's mod_proxy does to X-Forwarded-Host) leaves the client's
+	// values first: the proxy's own, the last, is the one believed.
+	appended := map[string]string{"X-Forwarded-Proto": "http, https", "X-Forwarded-Host": "evil.example, api.example.org"}
+	if got := next(trusting, "10.0.0.1:5000", appended); got != "https://api.example.org/api/v2/public/feeds/courses" {
+		t.Errorf("forwarded headers appended to by a trusted proxy: next %s, want its own values", got)
+	}
 	if got := next(trusting, "192.0.2.1:5000", fwd); got != "http://example.com/api/v2/public/feeds/courses" {
 		t.Errorf("forwarded headers from a peer outside trusted_proxies: next %s, want the request's host", got)
 	}
