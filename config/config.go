@@ -144,7 +144,8 @@ type Webhooks struct {
 	RetryMax     time.Duration
 	RetryFor     time.Duration
 	DisableAfter time.Duration
-	// EdgeWait bounds how long a delivery waits for the edges to serve its snapshot (D42).
+	// EdgeWait is how long a delivery waits for the edges to serve its snapshot before a
+	// warning; it waits on (D42).
 	EdgeWait time.Duration
 	// StuckAfter is how long a delivery job may stay running before another builder takes
 	// it as abandoned (its builder was killed) and runs it again.

@@ -540,8 +540,11 @@ var keys = []Key{
 	{Name: "webhooks.edge_wait",
 		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.EdgeWait, bad) },
 		Default: 30 * time.Second,
-		Doc: "The longest a delivery waits for the edges to serve the snapshot it " +
-			"announces (D42). Past it, it is sent anyway and a warning is logged."},
+		Doc: "How long a delivery waits for the edges to serve the snapshot it " +
+			"announces before builder serve warns (once per message, and " +
+			"`catalogue_builder_webhook_edge_wait_timeouts_total`). It waits on: a " +
+			"delivery is never sent before every edge reporting in Redis serves its " +
+			"snapshot (D42)."},
 	{Name: "webhooks.stuck_after",
 		Default: time.Minute,
 		Doc: "A delivery job running longer than this, which must exceed " +

@@ -598,7 +598,7 @@ freshness() {
 # endpoints' loopback addresses allowed and edge.redis_url, and one edge with the default
 # poll interval reporting the snapshot it serves in that Redis (D42: the deliveries wait for
 # it). The edges of the earlier parts are stopped first: the one on Redis polls hourly and
-# would hold every delivery back for webhooks.edge_wait.
+# would hold every delivery back until it polled.
 webhooks() {
 	local port
 	for p in "$serve_pid" "$fresh_edge_pid" "$redis_edge_pid"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done

@@ -82,7 +82,7 @@ func (r *servedReporter) run(ctx context.Context) {
 		err := r.client.Set(ctx, r.key, *id, snapshot.EdgeServedTTL*time.Second).Err()
 		switch {
 		case err != nil && !failing && ctx.Err() == nil:
-			r.log.Warn("cannot report the snapshot served to Redis; webhook deliveries wait for webhooks.edge_wait meanwhile", "error", err.Error())
+			r.log.Warn("cannot report the snapshot served to Redis; builder serve's webhook deliveries stop waiting for this edge once its last report expires", "error", err.Error())
 			failing = true
 		case err == nil && failing:
 			r.log.Info("reporting the snapshot served to Redis again")

@@ -5,14 +5,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/webhook/edges"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
+	"github.com/trainingco/catalogue/config"
 )
 
 // TestTwoBuildersNeverDeliverTogether: two builders' queues share the work on one database;
@@ -164,4 +168,62 @@ func TestWaitsForEveryEdge(t *testing.T) {
 	}
 	rdb.Set(ctx, prefix+"b", "20261126T101000.000Z-cccccccc", time.Minute) // a later one serves too
 	waitFor(t, 3*time.Second, "the delivery once both edges serve it", func() bool { return len(rc.deliveries()) == 1 })
+}
+
+// TestNeverSentBeforeEveryEdgeServes (D42): an edge still reporting an older snapshot past
+// webhooks.edge_wait holds the delivery back, through the job's later runs, until it serves
+// the snapshot; the wait is counted once.
+func TestNeverSentBeforeEveryEdgeServes(t *testing.T) {
+	redisURL := need(t, "CATALOGUE_TEST_REDIS_URL")
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	ctx := context.Background()
+	prefix := snapshot.EdgeServedPrefix("file:///"+t.Name(), "")
+	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"stuck") })
+	rdb.Set(ctx, prefix+"stuck", "20261126T100000.000Z-aaaaaaaa", time.Minute)
+
+	dbURL, pool := newDatabase(t)
+	rc := &receiver{t: t}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	_, rc.secret = addEndpoint(t, dbURL, srv.URL)
+	cfg := fastConfig()
+	cfg.EdgeWait = 200 * time.Millisecond
+	cfg.StuckAfter = 1300 * time.Millisecond // a run lasts (1.3 s - 0.3 s) / 2: several runs below
+	reg := prometheus.NewRegistry()
+	q, err := queue.New(queue.Options{Pool: pool, Config: cfg, Edge: config.Default().Edge,
+		Served: edges.Served{Redis: rdb, Prefix: prefix, Poll: time.Second}, Metrics: queue.NewMetrics(reg, nil)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = q.Stop(ctx)
+	})
+	next := "20261126T100500.000Z-bbbbbbbb"
+	if _, err := q.Enqueue(ctx, queue.Change{Snapshot: next, Classes: []int64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // 15 times webhooks.edge_wait
+	if n := len(rc.deliveries()); n != 0 {
+		t.Fatalf("%d deliveries while an edge served an older snapshot, want none", n)
+	}
+	const counted = `
+# HELP catalogue_builder_webhook_edge_wait_timeouts_total Messages that waited past webhooks.edge_wait for the edges to serve their snapshot (they wait on: D42).
+# TYPE catalogue_builder_webhook_edge_wait_timeouts_total counter
+catalogue_builder_webhook_edge_wait_timeouts_total 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(counted), "catalogue_builder_webhook_edge_wait_timeouts_total"); err != nil {
+		t.Errorf("counted once per message: %v", err)
+	}
+	rdb.Set(ctx, prefix+"stuck", next, time.Minute)
+	waitFor(t, 5*time.Second, "the delivery once the edge serves it", func() bool { return len(rc.deliveries()) == 1 })
 }

@@ -38,7 +38,7 @@ func NewMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *Metrics {
 		}),
 		edgeWaitTimeouts: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "catalogue_builder_webhook_edge_wait_timeouts_total",
-			Help: "Deliveries sent after webhooks.edge_wait without every edge serving their snapshot.",
+			Help: "Messages that waited past webhooks.edge_wait for the edges to serve their snapshot (they wait on: D42).",
 		}),
 	}
 	for _, o := range []string{"delivered", "failed", "given_up"} {

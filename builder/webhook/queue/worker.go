@@ -140,21 +140,25 @@ func (w *worker) finish(ctx context.Context, conn *pgxpool.Conn, job *river.Job[
 	return done, err
 }
 
-// waitServed waits until the edges serve snapshot, at most webhooks.edge_wait after the
-// message was queued (then it is sent anyway, with a warning) and at most until.
+// waitServed waits until the edges serve snapshot, and at most until until (the job then
+// snoozes and its next run waits on). A delivery is never sent before (D42): an edge still
+// reporting an older snapshot holds every delivery back, and once the message has waited
+// webhooks.edge_wait that is logged, once, and counted.
 func (w *worker) waitServed(ctx context.Context, snapshot string, queued, until time.Time) bool {
-	giveUp := queued.Add(w.q.opts.Config.EdgeWait)
+	warnAt := queued.Add(w.q.opts.Config.EdgeWait)
+	warned := time.Now().After(warnAt) // an earlier run warned about this message
 	for {
 		ok, err := w.q.opts.Served.Serves(ctx, snapshot, queued)
 		if ok {
 			return true
 		}
 		now := time.Now()
-		if now.After(giveUp) {
+		if !warned && now.After(warnAt) {
+			warned = true
 			w.q.opts.Metrics.edgeWaitTimeouts.Inc()
-			w.q.opts.Logger.Warn("the edges do not serve the snapshot a webhook announces within webhooks.edge_wait; sending it anyway",
+			w.q.opts.Logger.Warn("the edges do not serve the snapshot a webhook announces within webhooks.edge_wait; "+
+				"its deliveries wait on until every edge reporting in Redis serves it (an edge that stops reporting holds nothing back)",
 				"snapshot", snapshot, "error", errString(err))
-			return true
 		}
 		if now.After(until) {
 			return false
