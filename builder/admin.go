@@ -71,7 +71,7 @@ func announcePublished(ctx context.Context, cfg config.Config, res publish.Resul
 // (D41); builder serve delivers it once the edges serve the snapshot (D42). Webhooks live on
 // database.url: without it, or without their tables, there is no endpoint to announce to.
 func queueChanged(ctx context.Context, cfg config.Config, res publish.Result) error {
-	if cfg.Database.URL == "" || res.Feed.Empty() {
+	if cfg.Database.URL == "" || !res.Changed() {
 		return nil
 	}
 	pool, err := pgxpool.New(ctx, cfg.Database.URL)

@@ -77,6 +77,38 @@ func TestRunQueuesWebhooks(t *testing.T) {
 	}
 }
 
+// TestPopularAloneIsAnnounced: a publication that changes popular alone changes a served
+// document, so it queues its catalogue.changed (D41), naming no course or class. Here three
+// registrations in a class that is not public make course 1 the most popular: no course or
+// class document changes.
+func TestPopularAloneIsAnnounced(t *testing.T) {
+	cfg := newFixture(t)["local"]
+	if err := queue.Migrate(context.Background(), cfg.Database.URL); err != nil {
+		t.Fatal(err)
+	}
+	addEndpoint(t, cfg.Database.URL)
+	now := clock()
+	mustRun(t, cfg, now)
+	testkit.Exec(t, cfg.Database.URL, `INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public)
+		VALUES (104, 1, '2027-07-01', '2027-07-02', 100, FALSE);
+		INSERT INTO registrations (id, class_id, student_id) VALUES (6, 104, 6), (7, 104, 7), (8, 104, 8)`)
+	res := mustRun(t, cfg, now)
+	if b := res.Manifest.Build; !res.Feed.Empty() || b == nil || b.Changed != 1 || !slices.Equal(b.Routes, []string{"/public/popular"}) {
+		t.Fatalf("the second run changed %+v, feeds %+v; want /public/popular alone", b, res.Feed)
+	}
+	rows, err := queuedMessages(t, cfg.Database.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[1].snapshot != res.SnapshotID {
+		t.Fatalf("webhook messages = %+v, want two, the second for snapshot %s", rows, res.SnapshotID)
+	}
+	msg := decodeMessage(t, rows[1])
+	if msg.Type != webhook.TypeChanged || len(msg.Data.Courses) != 0 || len(msg.Data.Classes) != 0 || !strings.Contains(rows[1].body, `"courses":[]`) {
+		t.Errorf("the message = %s; want %s with empty lists", rows[1].body, webhook.TypeChanged)
+	}
+}
+
 // publishedTwice returns a fixture with the webhook tables and one endpoint, published by
 // builder run twice with the clock now: as it is, then after class 102's cost changed.
 func publishedTwice(t *testing.T) (cfg config.Config, now func() time.Time, first, second publish.Result) {

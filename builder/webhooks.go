@@ -126,12 +126,12 @@ func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 	return ready, err
 }
 
-// announce queues the catalogue.changed of a publication that changed a served course or
-// class document. A failure is logged: the next change's message names the feeds'
+// announce queues the catalogue.changed of a publication that changed a served document
+// (D41): a course or class, or only another (popular, a course list), with empty lists. A failure is logged: the next change's message names the feeds'
 // position before it, from which a partner reads this change too.
 func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed time.Time) {
 	w := s.webhooks.Load()
-	if w == nil || res.SnapshotID == "" || res.Feed.Empty() {
+	if w == nil || res.SnapshotID == "" || !res.Changed() {
 		return
 	}
 	id, err := w.queue.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses,

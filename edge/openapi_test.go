@@ -494,8 +494,14 @@ func TestOpenAPIBasePath(t *testing.T) {
 	}
 	a, b := docs["/api/v2"], docs["/catalogue/api/v2"]
 	b.Servers[0].URL = a.Servers[0].URL
-	ja, _ := a.MarshalJSON()
-	jb, _ := b.MarshalJSON()
+	ja, err := a.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := b.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("the documents of two base paths differ beyond servers[0].url")
 	}

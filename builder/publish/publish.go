@@ -132,6 +132,16 @@ type Result struct {
 	Feed FeedChanges
 }
 
+// Changed reports whether the publication changed any served document: a course or class
+// (Feed) or another, such as popular or a course list, which no feed names (D41 announces
+// either).
+func (r Result) Changed() bool {
+	if !r.Feed.Empty() {
+		return true
+	}
+	return r.Manifest != nil && r.Manifest.Build != nil && r.Manifest.Build.Changed+r.Manifest.Build.Removed > 0
+}
+
 // Publish stores docs (route -> JSON bytes) as a new snapshot and makes it current. It
 // refuses, with an error wrapping ErrShrink, a build whose course or class count fell by
 // more than MaxShrink against the current snapshot, unless force is set. An error means

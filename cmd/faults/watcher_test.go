@@ -102,6 +102,9 @@ func (w *watcher) check(t testing.TB, published map[string]*snapshot.Manifest) {
 	if len(w.failures) > 0 {
 		t.Errorf("%d of %d reads of %s failed; first: %s", len(w.failures), w.sent, w.route, w.failures[0])
 	}
+	if len(w.seen) == 0 {
+		t.Errorf("no read of %s was answered (%d sent): nothing was checked", w.route, w.sent)
+	}
 	ids := make([]string, 0, len(w.seen))
 	for id := range w.seen {
 		ids = append(ids, id)
