@@ -430,3 +430,36 @@ func TestServeWarnsOfMissingTriggers(t *testing.T) {
 		t.Errorf("serve's log holds %d warnings %q naming the rooms trigger, want 1", countLogs(s.logs, msg), msg)
 	}
 }
+
+// TestServeAfterRollback (D48): a rollback is served until serve's next build, which then
+// builds everything over the rolled-back snapshot, not over the one serve published last:
+// its feeds announce what changes against what is served (D39), here class 102 again,
+// whose change the rollback took back and the database still holds.
+func TestServeAfterRollback(t *testing.T) {
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
+	s := startServe(t, cfg, nil)
+	start := expectedDocs(t, cfg.Database.URL)
+	first := s.waitServed(t, cfg, start, "the build at start")
+	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the change to class 102")
+
+	// Serve's clock stands still here, so the snapshot is named: both have one time.
+	if _, err := Rollback(context.Background(), cfg, first.SnapshotID, nil); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	select {
+	case r := <-s.runs:
+		t.Fatalf("serve built %s after the rollback, before any change: want the rollback served until the next change", r.res.SnapshotID)
+	case <-time.After(time.Second):
+	}
+
+	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 150 WHERE id = 101")
+	after := expectedDocs(t, cfg.Database.URL)
+	res := s.waitServed(t, cfg, after, "the change after the rollback")
+	if b := res.Manifest.Build; b.Incremental {
+		t.Errorf("the build after the rollback = %+v, want everything built", b)
+	}
+	if diff := cmp.Diff(feedDiff(start, after), res.Feed, cmpopts.IgnoreFields(publish.FeedChanges{}, "After")); diff != "" {
+		t.Errorf("feed changes against the rolled-back snapshot (-want +announced):\n%s", diff)
+	}
+}

@@ -116,7 +116,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_BASE_PATH", "/api/v2/", "edge.base_path: must start with / and not end with /"},
 		{"CATALOGUE_EDGE_POLL_INTERVAL", "0s", "edge.poll_interval: must be a positive duration"},
 		{"CATALOGUE_EDGE_TOKEN_REFRESH", "45s", "edge.token_refresh: must be at most 20s"},
-		// 25 s of refresh, 5 s of query timeout and any replication lag exceed D22's 30 s.
+		// 25 s of refresh, 5 s of query timeout and any replication lag exceed D22's 30 s (D47).
 		{"CATALOGUE_EDGE_TOKEN_REFRESH", "25s", "edge.token_refresh: must be at most 20s so that revocation takes effect within 30 s"},
 		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "-1s", "edge.search_timeout: must be a positive duration"},
 		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "-1s", "edge.cache_max_age: must not be negative"},

@@ -60,6 +60,7 @@ func hmacVerifier(t *testing.T) *auth.JWTVerifier {
 	return newVerifier(t, auth.JWTOptions{HMACSecret: secret, Issuer: "https://portal.example", Audience: "catalogue"})
 }
 
+// TestVerifyAccepts: a valid HS256 JWT names its student by edge.jwt.student_claim (D31).
 func TestVerifyAccepts(t *testing.T) {
 	v := hmacVerifier(t)
 	tests := []struct {
@@ -87,6 +88,7 @@ func TestVerifyAccepts(t *testing.T) {
 	}
 }
 
+// TestVerifyStudentClaim: the student claim, a string or a number (D31, D49).
 func TestVerifyStudentClaim(t *testing.T) {
 	v := newVerifier(t, auth.JWTOptions{HMACSecret: secret, StudentClaim: "student_id"})
 	got, err := v.Verify(t.Context(), jwttest.HS256(t, secret, with(valid(), "student_id", 77)))
