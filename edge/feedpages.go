@@ -49,13 +49,6 @@ func (p *feedPages) get(snap string, k feedPageKey) (keptPage, bool) {
 	return pg, ok
 }
 
-// hasRoom reports whether a gzip body of a page of snapshot snap would be kept by put.
-func (p *feedPages) hasRoom(snap string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.snap != snap || len(p.pages) < feedPagesCount && p.bytes < feedPagesMax
-}
-
 // put keeps pg as the page k of snapshot snap, dropping the pages of any other snapshot;
 // its gzip body is left out when the cache is full.
 func (p *feedPages) put(snap string, k feedPageKey, pg keptPage) {

@@ -262,6 +262,6 @@ func tokenRevoke(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	fmt.Fprintf(e.stdout, "token %d revoked; the edge refuses it within edge.token_refresh (at most 30 s)\n", id)
+	fmt.Fprintf(e.stdout, "token %d revoked; edges refuse it within 30 s, once they read the token list again (an edge that cannot read it keeps the list it read last)\n", id)
 	return nil
 }

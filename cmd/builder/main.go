@@ -63,7 +63,7 @@ func commands() []command {
 		{"rollback", "[SNAPSHOT]", "serve a kept snapshot's documents again, as a new snapshot whose changes the feeds announce with new change numbers (default: the documents before the current ones)", cmdRollback},
 		{"token create", "--name NAME [--rate-limit N]", "issue an API token, printed once as the last line of stdout; edges accept it within edge.token_refresh; NAME is printable text (no control or format character)", tokenCreate},
 		{"token list", "", "list the API tokens with their limits, never the tokens themselves (a name stored with a control character is quoted)", tokenList},
-		{"token revoke", "ID", "revoke an API token: it stops working within edge.token_refresh", tokenRevoke},
+		{"token revoke", "ID", "revoke an API token: edges refuse it within 30 s (D22), once they read the token list again", tokenRevoke},
 		{"token set-limit", "ID N|default", "limit a token at N requests per rolling minute, or at edge.rate_limit; edges apply it within edge.token_refresh", tokenSetLimit},
 		{"webhook add", "--url URL [--description TEXT]", "register a partner's endpoint; prints its id and its signing secret whsec_…, once, as the last line", webhookAdd},
 		{"webhook list", "", "list the endpoints: state, deliveries pending, last success, last failure and its reason, failures in a row (never the secrets)", webhookList},
