@@ -416,7 +416,8 @@ var keys = []Key{
 	},
 	{Name: "edge.jwt.jwks_url",
 		Doc: "The JWKS endpoint of an identity provider, for RS256, ES256 and EdDSA " +
-			"JWTs: `https://`, or `http://` only to localhost. Fetched at start and " +
+			"JWTs: `https://`, or `http://` only to localhost, and so must be any URL " +
+			"it redirects to. Fetched at start and " +
 			"every 10 minutes, and for a key id it does not hold at most once per " +
 			"30 s after the last such fetch completed. Each fetch has its own 5 s " +
 			"time-out, shared by the requests waiting for it and never cut short by " +

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -257,4 +258,21 @@ func LooksLikeJWT(token string) bool {
 }
 
 // defaultJWKSClient fetches key sets; its timeout bounds a fetch started in the background.
-var defaultJWKSClient = &http.Client{Timeout: 10 * time.Second}
+var defaultJWKSClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: checkJWKSRedirect}
+
+// checkJWKSRedirect holds a redirect to edge.jwt.jwks_url's own rule: https, or http to
+// the local machine only. Go's client follows any redirect, https to http included, where
+// keys could be replaced on the way by anyone able to sign tokens with their own.
+func checkJWKSRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("JWKS: stopped after 10 redirects")
+	}
+	if req.URL.Scheme == "https" {
+		return nil
+	}
+	h := req.URL.Hostname()
+	if ip, err := netip.ParseAddr(h); req.URL.Scheme == "http" && (h == "localhost" || err == nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("JWKS: redirect to %s refused: keys are fetched over https only", req.URL.Redacted())
+}
