@@ -71,49 +71,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Warn("edge.cache_dir is not set: if this edge starts while the store is unreachable, it answers 503 until the store is back; set it to a folder of this edge's own")
 	}
 
-	tpl, err := templates.Load(cfg.Templates.Dir)
+	opts, closeAll, err := dependencies(ctx, cfg, log, out)
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, store.Options(cfg.Store))
-	if err != nil {
-		return fmt.Errorf("open store: %w", err)
-	}
-	pool, err := openReplica(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer pool.Close() // last: requests in flight may still search until Shutdown returns
-	tokens, err := openTokens(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer tokens.Close()
-	limiter, err := sharedLimiter(ctx, cfg.Edge, log)
-	if err != nil {
-		return err
-	}
-	if limiter != nil {
-		defer limiter.Close() // after Shutdown: requests in flight are still counted
-	}
-
-	jwt, err := newJWTVerifier(ctx, cfg.Edge.JWT, log)
-	if err != nil {
-		return err
-	}
-	opts := edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log,
-		RequestLog: out.batch(), JWT: jwt}
-	served, err := newServedReporter(cfg, log)
-	if err != nil {
-		return err
-	}
-	if served != nil {
-		opts.OnSwap = served.swapped
-		go served.run(ctx)
-	}
-	if limiter != nil {
-		opts.Limiter = limiter
-	}
+	defer closeAll() // after Shutdown: requests in flight still search and are counted
 	srv, err := edge.New(opts)
 	if err != nil {
 		return err
@@ -142,6 +104,59 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 	defer func() { <-started }() // before the pools close: the first loads use them
 	return serve(ctx, log, ln, srv.Handler())
+}
+
+// dependencies opens what the edge serves from: the templates, the store, the replica, the
+// token set, the shared rate limiter and the JWT verifier, and starts reporting the
+// snapshot served to Redis. closeAll closes them, the replica's pool last; on an error
+// what was opened is closed already.
+func dependencies(ctx context.Context, cfg config.Config, log *slog.Logger, out *logWriter) (edge.Options, func(), error) {
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	fail := func(err error) (edge.Options, func(), error) { closeAll(); return edge.Options{}, nil, err }
+	tpl, err := templates.Load(cfg.Templates.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	st, err := store.Open(ctx, store.Options(cfg.Store))
+	if err != nil {
+		return fail(fmt.Errorf("open store: %w", err))
+	}
+	pool, err := openReplica(ctx, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	closers = append(closers, pool.Close)
+	tokens, err := openTokens(ctx, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	closers = append(closers, tokens.Close)
+	opts := edge.Options{Config: cfg, Store: st, Replica: pool, Tokens: tokens, Templates: tpl, Logger: log, RequestLog: out.batch()}
+	limiter, err := sharedLimiter(ctx, cfg.Edge, log)
+	if err != nil {
+		return fail(err)
+	}
+	if limiter != nil {
+		closers = append(closers, func() { limiter.Close() })
+		opts.Limiter = limiter
+	}
+	if opts.JWT, err = newJWTVerifier(ctx, cfg.Edge.JWT, log); err != nil {
+		return fail(err)
+	}
+	served, err := newServedReporter(cfg, log)
+	if err != nil {
+		return fail(err)
+	}
+	if served != nil {
+		opts.OnSwap = served.swapped
+		go served.run(ctx)
+	}
+	return opts, closeAll, nil
 }
 
 // localKeys bounds the keys an edge counts in memory while Redis is out.
