@@ -83,7 +83,7 @@ const (
 	WebhookEndpoint  = "webhook_endpoint.sql"  // what a delivery to one endpoint needs
 	WebhookEnqueue   = "webhook_enqueue.sql"   // queues one message for every enabled endpoint
 	WebhookHead      = "webhook_head.sql"      // an endpoint's oldest delivery not yet made
-	WebhookHeadLock  = "webhook_head_lock.sql" // locks an endpoint, says whether it has deliveries to make
+	WebhookHeadLock  = "webhook_head_lock.sql" // locks an endpoint (its job ends holding the lock)
 	WebhookDelivered = "webhook_delivered.sql" // records a success
 	WebhookFailed    = "webhook_failed.sql"    // records a failure and the next attempt
 	WebhookDisable   = "webhook_disable.sql"   // disables an endpoint failing for too long

@@ -119,19 +119,38 @@ func (w *worker) head(ctx context.Context, conn *pgxpool.Conn, id int64) (delive
 	return d, err == nil, err
 }
 
+// pendingLocked locks endpoint's row and then says whether it has a delivery to make, in
+// two statements (webhook_head_lock.sql says why): asked in the locking statement, a
+// message whose queueing held the lock was not seen, the job ended, and the message waited
+// for the next change. A removed endpoint has none.
+func pendingLocked(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error) {
+	var id int64
+	err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookHeadLock), endpoint).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	rows, err := tx.Query(ctx, webhook.SQL(templates.WebhookHead), endpoint)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	pending := rows.Next()
+	rows.Close()
+	return pending, rows.Err()
+}
+
 // finish completes the job if the endpoint has nothing left to deliver, in a transaction
 // holding the endpoint's row (webhook_head_lock.sql), so that a message queued meanwhile
 // is either seen here or queues a new job. It says whether the job is done.
 func (w *worker) finish(ctx context.Context, conn *pgxpool.Conn, job *river.Job[deliverArgs]) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		var pending bool
-		err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookHeadLock), job.Args.Endpoint).Scan(&pending)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		pending, err := pendingLocked(ctx, tx, job.Args.Endpoint)
+		if err != nil || pending {
 			return err
-		}
-		if pending {
-			return nil
 		}
 		done = true
 		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)

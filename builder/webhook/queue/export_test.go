@@ -1,0 +1,4 @@
+package queue
+
+// PendingLocked is pendingLocked, for TestJobSeesAMessageQueuedWhileItEnds.
+var PendingLocked = pendingLocked
