@@ -491,7 +491,7 @@ type SearchClassesParams struct {
 	// Search Case-insensitive substring of the course name. `%`, `_` and `\` are literal characters. Surrounding white space is trimmed; empty means no filter.
 	Search *SearchQuery `form:"search,omitempty" json:"search,omitempty"`
 
-	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500, white space around a date included (` 01-31-2027`: only `search` is trimmed).
+	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500, white space around a date included (` 01-31-2027`: dates are not trimmed).
 	Start *StartQuery `form:"start,omitempty" json:"start,omitempty"`
 
 	// End Only classes starting on or before this date; format and leniency as `start`.
@@ -512,7 +512,7 @@ type SearchCourseClassesParams struct {
 	// Search Case-insensitive substring of the course name. `%`, `_` and `\` are literal characters. Surrounding white space is trimmed; empty means no filter.
 	Search *SearchQuery `form:"search,omitempty" json:"search,omitempty"`
 
-	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500, white space around a date included (` 01-31-2027`: only `search` is trimmed).
+	// Start Only classes starting on or after this date, `MM-DD-YYYY` (month and day may omit a leading zero: `1-5-2027`), although the results write dates `YYYY-MM-DD`. Empty, or `invalid date` in any case, means no filter. Any other value that is not a calendar date is answered 500, white space around a date included (` 01-31-2027`: dates are not trimmed).
 	Start *StartQuery `form:"start,omitempty" json:"start,omitempty"`
 
 	// End Only classes starting on or before this date; format and leniency as `start`.
