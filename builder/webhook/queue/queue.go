@@ -98,10 +98,24 @@ func (q *Queue) Start(ctx context.Context) error {
 }
 
 // Stop lets the deliveries in flight finish (each takes at most webhooks.timeout), then
-// stops; past ctx it cancels them, and their jobs run again later.
+// stops; past ctx it cancels them and waits, at most stopCancelWait, for them to return
+// (their jobs run again later). River's Stop alone returns at ctx's end with the jobs still
+// running, on the Redis client and the pool its caller closes next: a job waiting for the
+// edges then lost its Redis, fell back to the time bound and sent its message before an
+// edge served the snapshot (D42).
 func (q *Queue) Stop(ctx context.Context) error {
-	return q.client.Stop(ctx)
+	err := q.client.Stop(ctx)
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopCancelWait)
+	defer cancel()
+	return q.client.StopAndCancel(c)
 }
+
+// stopCancelWait bounds Stop's wait for cancelled jobs: a job returns within moments of
+// its cancellation, its request's and its queries' contexts being the job's.
+const stopCancelWait = 5 * time.Second
 
 func (q *Queue) rules() webhook.Rules {
 	return webhook.Rules{AllowHTTP: q.opts.Config.AllowHTTP, AllowPrivate: q.opts.Config.AllowPrivate, Resolver: q.opts.Resolver}
