@@ -2,3 +2,6 @@ package queue
 
 // PendingLocked is pendingLocked, for TestJobSeesAMessageQueuedWhileItEnds.
 var PendingLocked = pendingLocked
+
+// Disable is disable, for TestDisableGivesUpAMessageQueuedMeanwhile.
+var Disable = disable

@@ -119,6 +119,20 @@ func (w *worker) head(ctx context.Context, conn *pgxpool.Conn, id int64) (delive
 	return d, err == nil, err
 }
 
+// disable disables endpoint and gives up its deliveries not yet made, once it holds the
+// endpoint's row (webhook_head_lock.sql), in a statement after the lock's: one statement
+// both waiting for a queueing's lock and giving up the deliveries missed the message that
+// queueing added, left pending on a disabled endpoint and sent first after an enable.
+func disable(ctx context.Context, conn *pgxpool.Conn, endpoint int64, why string) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, webhook.SQL(templates.WebhookHeadLock), endpoint); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, webhook.SQL(templates.WebhookDisable), endpoint, why)
+		return err
+	})
+}
+
 // pendingLocked locks endpoint's row and then says whether it has a delivery to make, in
 // two statements (webhook_head_lock.sql says why): asked in the locking statement, a
 // message whose queueing held the lock was not seen, the job ended, and the message waited
@@ -228,7 +242,7 @@ func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64,
 	log := w.q.opts.Logger.With("endpoint", endpoint, "webhook_id", d.messageID, "attempt", d.attempts+1, "reason", reason)
 	if now.Sub(failingSince) >= cfg.DisableAfter {
 		why := "failing since " + failingSince.UTC().Format(time.RFC3339)
-		if _, err := conn.Exec(ctx, webhook.SQL(templates.WebhookDisable), endpoint, why); err != nil {
+		if err := disable(ctx, conn, endpoint, why); err != nil {
 			return false, fmt.Errorf("disable a webhook endpoint: %w", err)
 		}
 		w.q.opts.Metrics.disabled.Inc()
