@@ -76,6 +76,7 @@ const (
 const (
 	WebhookSchema    = "webhook_schema.sql"    // the endpoints and deliveries tables, idempotent
 	WebhookAdd       = "webhook_add.sql"       // stores an endpoint, returns its id
+	WebhookAddLock   = "webhook_add_lock.sql"  // one add at a time, so a URL is stored once
 	WebhookList      = "webhook_list.sql"      // every endpoint without its secrets
 	WebhookRemove    = "webhook_remove.sql"    // deletes an endpoint and its deliveries
 	WebhookEnable    = "webhook_enable.sql"    // enables an endpoint, clearing its failures
@@ -126,7 +127,7 @@ var embeddedOnly = map[string]string{
 }
 
 func init() {
-	for _, name := range []string{WebhookSchema, WebhookAdd, WebhookList, WebhookRemove, WebhookEnable, WebhookRotate,
+	for _, name := range []string{WebhookSchema, WebhookAdd, WebhookAddLock, WebhookList, WebhookRemove, WebhookEnable, WebhookRotate,
 		WebhookEndpoint, WebhookEnqueue, WebhookHead, WebhookHeadLock, WebhookDelivered, WebhookFailed, WebhookDisable, WebhookQueue} {
 		embeddedOnly[name] = "webhooks live in the catalogue's own tables, webhook_endpoints and webhook_deliveries"
 	}

@@ -61,7 +61,12 @@ func Add(ctx context.Context, conn *pgx.Conn, rules Rules, rawURL, description s
 	if err != nil {
 		return 0, "", err
 	}
-	err = conn.QueryRow(ctx, SQL(templates.WebhookAdd), rawURL, strings.TrimSpace(description), secret).Scan(&id)
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, SQL(templates.WebhookAddLock)); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, SQL(templates.WebhookAdd), rawURL, strings.TrimSpace(description), secret).Scan(&id)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, "", duplicate(ctx, conn, rawURL)
 	}
