@@ -21,6 +21,7 @@ import (
 	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/builder/publish"
 	"github.com/trainingco/catalogue/builder/snapshot"
+	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/scripts/testkit"
 	"github.com/trainingco/catalogue/templates"
@@ -461,5 +462,56 @@ func TestServeAfterRollback(t *testing.T) {
 	}
 	if diff := cmp.Diff(feedDiff(start, after), res.Feed, cmpopts.IgnoreFields(publish.FeedChanges{}, "After")); diff != "" {
 		t.Errorf("feed changes against the rolled-back snapshot (-want +announced):\n%s", diff)
+	}
+}
+
+// TestServeQueuesItsMessageHoldingTheLock: serve queues a publication's catalogue.changed
+// before it lets the builder lock go, as builder run and rollback do, so that the messages
+// of several builders queue in the order of their publications. Here the queueing is held
+// up (the endpoints' rows locked) and the lock must still be serve's; it was let go first,
+// so another builder could publish and queue the next snapshot's message ahead of this one
+// (found by a read-only concurrency review).
+func TestServeQueuesItsMessageHoldingTheLock(t *testing.T) {
+	ctx := context.Background()
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
+	if err := queue.Migrate(ctx, cfg.Database.URL); err != nil {
+		t.Fatal(err)
+	}
+	addEndpoint(t, cfg.Database.URL)
+	s := startServe(t, cfg, nil)
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+
+	hold := testkit.Connect(t, cfg.Database.URL)
+	tx, err := hold.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT id FROM webhook_endpoints FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
+	watch := testkit.Connect(t, cfg.Database.URL)
+	deadline := time.Now().Add(20 * time.Second)
+	for waiting := false; !waiting; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("serve never queued the change's message")
+		}
+		err := watch.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%webhook_deliveries%'`).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var free bool
+	if err := watch.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", LockName).Scan(&free); err != nil {
+		t.Fatal(err)
+	}
+	if free {
+		_, _ = watch.Exec(ctx, "SELECT pg_advisory_unlock(hashtext($1))", LockName)
+		t.Error("serve let the builder lock go before its message was queued")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

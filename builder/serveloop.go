@@ -90,7 +90,6 @@ func (s *serveLoop) build(ctx context.Context, b freshness.Batch) error {
 	}
 	s.metrics.built(o.kind, o.triggerKey, o.res.SnapshotID != "", o.took, o.cpu)
 	s.report(ctx, b, o)
-	s.announce(context.WithoutCancel(ctx), o.res, b.Noticed)
 	if s.opts.AfterRun != nil {
 		s.opts.AfterRun(o.res, o.err)
 	}
@@ -161,6 +160,16 @@ func (s *serveLoop) runLocked(ctx context.Context, b freshness.Batch) (string, p
 		return kindFull, publish.Result{}, nil, err
 	}
 	defer l.release()
+	kind, res, state, err := s.buildLocked(ctx, tpl, l, b)
+	// Queued before the lock goes, as builder run and rollback do: two builders' messages
+	// then queue in the order of their publications, and endpoints get them in that order.
+	s.announce(context.WithoutCancel(ctx), res, b.Noticed)
+	return kind, res, state, err
+}
+
+// buildLocked builds b, holding the lock l: what changed when it can, else everything.
+func (s *serveLoop) buildLocked(ctx context.Context, tpl *templates.Set, l *lock, b freshness.Batch) (string, publish.Result, *catalogue.State, error) {
+	var err error
 	if s.store == nil {
 		if s.store, err = openStore(ctx, s.cfg.Store, s.metrics.storeResult); err != nil {
 			return kindFull, publish.Result{}, nil, err
