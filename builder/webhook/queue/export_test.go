@@ -5,3 +5,8 @@ var PendingLocked = pendingLocked
 
 // Disable is disable, for TestDisableGivesUpAMessageQueuedMeanwhile.
 var Disable = disable
+
+// RetryPolicy is retryPolicy, and MaxAttempts maxAttempts, for TestRetryPolicy.
+type RetryPolicy = retryPolicy
+
+const MaxAttempts = maxAttempts

@@ -53,7 +53,7 @@ type deliverArgs struct {
 func (deliverArgs) Kind() string { return "webhook_deliver" }
 
 func (deliverArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueName, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+	return river.InsertOpts{Queue: queueName, MaxAttempts: maxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
 		rivertype.JobStateRetryable, rivertype.JobStateScheduled,
 	}}}
@@ -80,6 +80,7 @@ func New(opts Options, work bool) (*Queue, error) {
 		// A snoozed job (a retry's wait, another builder holding the endpoint) is fetched
 		// this long after it is due at the latest.
 		cfg.FetchPollInterval = 200 * time.Millisecond
+		cfg.RetryPolicy = retryPolicy{}
 	}
 	client, err := river.NewClient(riverpgxv5.New(opts.Pool), cfg)
 	if err != nil {
@@ -183,3 +184,22 @@ func (q *Queue) feeds(after int64) webhook.Feeds {
 	query := "?afterChangeNumber=" + url.QueryEscape(strconv.FormatInt(after, 10))
 	return webhook.Feeds{Courses: base + "courses" + query, Classes: base + "classes" + query}
 }
+
+// retryPolicy is River's wait after a delivery job returned an error: the database or a
+// builder failed it (a failed delivery snoozes instead, on webhooks.retry_base). It doubles
+// from a second to at most a minute. River's default, (errors+1)^4 seconds, parked a job
+// that had lived through a few errors (a job lives as long as its endpoint has messages:
+// days for a failing one) for tens of minutes, its endpoint's new messages behind it.
+type retryPolicy struct{}
+
+// NextRetry implements river.ClientRetryPolicy.
+func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	return time.Now().Add(min(time.Second<<min(len(job.Errors), 6), maxRetryWait))
+}
+
+const maxRetryWait = time.Minute
+
+// maxAttempts is the errors a delivery job may return before River discards it (its
+// default is 25): at a minute apart, about a week of a failing database, after which the
+// next message queues a new job.
+const maxAttempts = 10_000
