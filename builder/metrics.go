@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,6 +30,8 @@ type Metrics struct {
 	storeErrors    prometheus.Counter
 	storeAnswered  prometheus.Gauge
 	reg            prometheus.Registerer // where the webhooks' collectors go too; nil: nowhere
+	whOnce         sync.Once
+	wh             *queue.Metrics // the webhooks' collectors, once registered
 }
 
 // lagBuckets span a change published at once to one published by the schedule.
@@ -117,7 +120,12 @@ func (m *Metrics) storeResult(err error) {
 	m.storeAnswered.SetToCurrentTime()
 }
 
-// webhooks returns the webhook queue's collectors, on the same registry.
+// webhooks returns the webhook queue's collectors, on the same registry, reading the
+// queue's depth from pool. They are registered the first time only: serve starts its
+// webhooks again (a new pool) after a start that failed past this point, and registering
+// them twice panicked.
 func (m *Metrics) webhooks(pool *pgxpool.Pool) *queue.Metrics {
-	return queue.NewMetrics(m.reg, pool)
+	m.whOnce.Do(func() { m.wh = queue.NewMetrics(m.reg, nil) })
+	m.wh.UsePool(pool)
+	return m.wh
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,10 +18,12 @@ type Metrics struct {
 	latency          prometheus.Histogram
 	disabled         prometheus.Counter
 	edgeWaitTimeouts prometheus.Counter
+	pool             atomic.Pointer[pgxpool.Pool] // where the queue's depth is read
 }
 
 // NewMetrics returns the collectors, registered on reg when it is not nil, with the queue's
-// depth and oldest message read from pool on each scrape (when pool is not nil).
+// depth and oldest message read from pool on each scrape (when pool is not nil; UsePool
+// changes it).
 func NewMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *Metrics {
 	m := &Metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -44,14 +47,16 @@ func NewMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *Metrics {
 	for _, o := range []string{"delivered", "failed", "given_up"} {
 		m.deliveries.WithLabelValues(o)
 	}
+	m.pool.Store(pool)
 	if reg != nil {
-		reg.MustRegister(m.deliveries, m.latency, m.disabled, m.edgeWaitTimeouts)
-		if pool != nil {
-			reg.MustRegister(queueCollector{pool: pool})
-		}
+		reg.MustRegister(m.deliveries, m.latency, m.disabled, m.edgeWaitTimeouts, queueCollector{m})
 	}
 	return m
 }
+
+// UsePool makes the scrapes read the queue's depth from pool: builder serve's webhooks get a
+// new pool each time they start again, and the collectors are registered once.
+func (m *Metrics) UsePool(pool *pgxpool.Pool) { m.pool.Store(pool) }
 
 func (m *Metrics) delivered(d delivery) {
 	m.deliveries.WithLabelValues("delivered").Inc()
@@ -69,8 +74,9 @@ func (m *Metrics) failed(givenUp bool) {
 	}
 }
 
-// queueCollector reads the queue's depth and its oldest message at each scrape.
-type queueCollector struct{ pool *pgxpool.Pool }
+// queueCollector reads the queue's depth and its oldest message at each scrape, from the
+// pool of m, and says nothing while it has none.
+type queueCollector struct{ m *Metrics }
 
 var (
 	depthDesc  = prometheus.NewDesc("catalogue_builder_webhook_queue_depth", "Webhook deliveries not yet made to enabled endpoints.", nil, nil)
@@ -82,9 +88,13 @@ func (c queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- depthDesc; 
 func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	pool := c.m.pool.Load()
+	if pool == nil {
+		return
+	}
 	var depth int64
 	var oldest *time.Time
-	if err := c.pool.QueryRow(ctx, webhook.SQL(templates.WebhookQueue)).Scan(&depth, &oldest); err != nil {
+	if err := pool.QueryRow(ctx, webhook.SQL(templates.WebhookQueue)).Scan(&depth, &oldest); err != nil {
 		ch <- prometheus.NewInvalidMetric(depthDesc, err)
 		return
 	}
