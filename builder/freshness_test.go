@@ -491,18 +491,8 @@ func TestServeQueuesItsMessageHoldingTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Exec(t, cfg.Database.URL, "UPDATE classes SET cost = 2600 WHERE id = 102")
+	testkit.WaitLockWaiter(t, cfg.Database.URL, "%webhook_deliveries%") // the change's message, queueing
 	watch := testkit.Connect(t, cfg.Database.URL)
-	deadline := time.Now().Add(20 * time.Second)
-	for waiting := false; !waiting; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("serve never queued the change's message")
-		}
-		err := watch.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%webhook_deliveries%'`).Scan(&waiting)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	var free bool
 	if err := watch.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", LockName).Scan(&free); err != nil {
 		t.Fatal(err)

@@ -64,12 +64,12 @@ func (l *listener) state() (connected, notified, held int, at time.Time) {
 func TestOneListenerAtATime(t *testing.T) {
 	dbURL := testkit.NewDatabase(t)
 	a := startListener(t, dbURL)
-	waitUntil(t, 10*time.Second, "the first listener connects", func() bool { n, _, _, _ := a.state(); return n == 1 })
+	testkit.WaitFor(t, 10*time.Second, "the first listener connects", func() bool { n, _, _, _ := a.state(); return n == 1 })
 	b := startListener(t, dbURL)
-	waitUntil(t, 5*time.Second, "the second is told the lease is held", func() bool { _, _, held, _ := b.state(); return held > 0 })
+	testkit.WaitFor(t, 5*time.Second, "the second is told the lease is held", func() bool { _, _, held, _ := b.state(); return held > 0 })
 
 	testkit.Exec(t, dbURL, "SELECT pg_notify('"+freshness.Channel+"', 'course:1')")
-	waitUntil(t, 5*time.Second, "the listener hears the change", func() bool { _, n, _, _ := a.state(); return n == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the listener hears the change", func() bool { _, n, _, _ := a.state(); return n == 1 })
 	time.Sleep(300 * time.Millisecond)
 	if n, heard, _, _ := b.state(); n != 0 || heard != 0 {
 		t.Fatalf("the second listener connected %d times and heard %d notifications while the first listened, want 0 and 0", n, heard)
@@ -78,19 +78,8 @@ func TestOneListenerAtATime(t *testing.T) {
 	a.cancel()
 	<-a.done
 	gone := time.Now()
-	waitUntil(t, 5*time.Second, "the second takes over", func() bool { n, _, _, _ := b.state(); return n == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the second takes over", func() bool { n, _, _, _ := b.state(); return n == 1 })
 	if _, _, _, at := b.state(); at.Sub(gone) > 2*time.Second {
 		t.Errorf("the second listener took over %v after the first went away, want within a second (and a second of slack)", at.Sub(gone))
-	}
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/trainingco/catalogue/builder/webhook"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
@@ -35,23 +34,8 @@ func TestAddOneURLOnceAtATime(t *testing.T) {
 		_, _, err := webhook.Add(ctx, testkit.Connect(t, dbURL), webhook.Rules{AllowHTTP: true, AllowPrivate: true}, url, "second")
 		done <- err
 	}()
+	testkit.WaitLockWaiter(t, dbURL, "%") // the second add waits for the first: it did not
 	watch := testkit.Connect(t, dbURL)
-	deadline := time.Now().Add(10 * time.Second)
-	for waiting := false; !waiting; time.Sleep(20 * time.Millisecond) {
-		select {
-		case err := <-done:
-			t.Fatalf("the second add returned (%v) while the first was not committed: it did not wait for it", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the second add never waited for the first")
-		}
-		err := watch.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

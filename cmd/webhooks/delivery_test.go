@@ -13,6 +13,7 @@ import (
 
 	"github.com/trainingco/catalogue/cmd/internal/cmdtest"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // changed is catalogue.changed as a partner decodes it (D41).
@@ -87,7 +88,7 @@ func TestDeliveredOnceEveryEdgeServes(t *testing.T) {
 
 	serve := e.StartServe(t, nil)
 	// The first publication announces every course and class (all are new to a partner).
-	waitFor(t, 30*time.Second, "the first publication's delivery", func() bool { return len(rc.deliveries()) == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the first publication's delivery", func() bool { return len(rc.deliveries()) == 1 })
 	var first changed
 	if err := json.Unmarshal(rc.deliveries()[0].body, &first); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func TestDeliveredOnceEveryEdgeServes(t *testing.T) {
 	edges = started
 	mu.Unlock()
 	e.Exec(t, "UPDATE classes SET cost = 2600 WHERE id = 11")
-	waitFor(t, 30*time.Second, "the change's delivery", func() bool { return len(rc.deliveries()) == 2 })
+	testkit.WaitFor(t, 30*time.Second, "the change's delivery", func() bool { return len(rc.deliveries()) == 2 })
 
 	for i, d := range rc.deliveries() {
 		if d.verifyErr != nil {

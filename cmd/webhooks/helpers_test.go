@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
@@ -113,16 +112,4 @@ func (rc *receiver) add(t *testing.T, e *cmdtest.Env, url string) {
 	rc.mu.Lock()
 	rc.secret = lines[len(lines)-1]
 	rc.mu.Unlock()
-}
-
-// waitFor polls cond every 20 ms for at most d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"encoding/json"
+	"github.com/trainingco/catalogue/scripts/testkit"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -55,7 +56,7 @@ func TestKilledBuilderDeliversAfterRestart(t *testing.T) {
 	_ = serve.Stop() // reaps the killed process
 
 	again := e.StartServe(t, nil)
-	waitFor(t, 60*time.Second, "the three messages after the restart", func() bool {
+	testkit.WaitFor(t, 60*time.Second, "the three messages after the restart", func() bool {
 		var ids []string
 		for _, d := range rc.deliveries() {
 			if !slices.Contains(ids, d.id) {

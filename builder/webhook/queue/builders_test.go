@@ -17,6 +17,7 @@ import (
 	"github.com/trainingco/catalogue/builder/webhook/edges"
 	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestTwoBuildersNeverDeliverTogether: two builders' queues share the work on one database;
@@ -45,7 +46,7 @@ func TestTwoBuildersNeverDeliverTogether(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	waitFor(t, 20*time.Second, "every message at every endpoint", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "every message at every endpoint", func() bool {
 		for _, rc := range rcs {
 			if len(rc.deliveries()) < len(ids) {
 				return false
@@ -90,7 +91,7 @@ func TestGivesUpThenDisables(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	waitFor(t, 10*time.Second, "the three messages given up", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the three messages given up", func() bool {
 		var n int
 		_ = pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = 1 AND given_up_at IS NOT NULL").Scan(&n)
 		return n == 3
@@ -102,7 +103,7 @@ func TestGivesUpThenDisables(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids = append(ids, id)
-	waitFor(t, 15*time.Second, "the failing endpoint disabled", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "the failing endpoint disabled", func() bool {
 		var disabled bool
 		_ = pool.QueryRow(context.Background(), "SELECT disabled_at IS NOT NULL FROM webhook_endpoints WHERE id = 1").Scan(&disabled)
 		return disabled
@@ -118,13 +119,13 @@ func TestGivesUpThenDisables(t *testing.T) {
 	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = 1 AND delivered_at IS NULL AND given_up_at IS NULL").Scan(&pending); err != nil || pending != 0 {
 		t.Errorf("a disabled endpoint keeps %d deliveries pending (%v)", pending, err)
 	}
-	waitFor(t, 15*time.Second, "the healthy endpoint's four", func() bool { return len(up.deliveries()) == 4 })
+	testkit.WaitFor(t, 15*time.Second, "the healthy endpoint's four", func() bool { return len(up.deliveries()) == 4 })
 	// A disabled endpoint gets no new messages.
 	before := len(down.deliveries())
 	if _, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s2", Classes: []int64{2}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "the healthy endpoint's fifth", func() bool { return len(up.deliveries()) == 5 })
+	testkit.WaitFor(t, 15*time.Second, "the healthy endpoint's fifth", func() bool { return len(up.deliveries()) == 5 })
 	if after := len(down.deliveries()); after != before {
 		t.Errorf("a disabled endpoint got %d more deliveries", after-before)
 	}
@@ -133,15 +134,8 @@ func TestGivesUpThenDisables(t *testing.T) {
 // TestWaitsForEveryEdge (D42): a delivery waits until every edge reporting in Redis serves
 // its snapshot or a later one; an edge whose report expired holds nothing back.
 func TestWaitsForEveryEdge(t *testing.T) {
-	redisURL := need(t, "CATALOGUE_TEST_REDIS_URL")
-	opts, err := redis.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	defer rdb.Close()
+	rdb, prefix := edgeReports(t)
 	ctx := context.Background()
-	prefix := snapshot.EdgeServedPrefix("file:///"+t.Name(), "")
 	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"a", prefix+"b") })
 	rdb.Set(ctx, prefix+"a", "20261126T100000.000Z-aaaaaaaa", time.Minute)
 	rdb.Set(ctx, prefix+"b", "20261126T100000.000Z-aaaaaaaa", time.Minute)
@@ -167,22 +161,15 @@ func TestWaitsForEveryEdge(t *testing.T) {
 		t.Fatalf("delivered while one edge of two served the snapshot")
 	}
 	rdb.Set(ctx, prefix+"b", "20261126T101000.000Z-cccccccc", time.Minute) // a later one serves too
-	waitFor(t, 3*time.Second, "the delivery once both edges serve it", func() bool { return len(rc.deliveries()) == 1 })
+	testkit.WaitFor(t, 3*time.Second, "the delivery once both edges serve it", func() bool { return len(rc.deliveries()) == 1 })
 }
 
 // TestNeverSentBeforeEveryEdgeServes (D42): an edge still reporting an older snapshot past
 // webhooks.edge_wait holds the delivery back, through the job's later runs, until it serves
 // the snapshot; the wait is counted once.
 func TestNeverSentBeforeEveryEdgeServes(t *testing.T) {
-	redisURL := need(t, "CATALOGUE_TEST_REDIS_URL")
-	opts, err := redis.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	defer rdb.Close()
+	rdb, prefix := edgeReports(t)
 	ctx := context.Background()
-	prefix := snapshot.EdgeServedPrefix("file:///"+t.Name(), "")
 	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"stuck") })
 	rdb.Set(ctx, prefix+"stuck", "20261126T100000.000Z-aaaaaaaa", time.Minute)
 
@@ -225,5 +212,18 @@ catalogue_builder_webhook_edge_wait_timeouts_total 1
 		t.Errorf("counted once per message: %v", err)
 	}
 	rdb.Set(ctx, prefix+"stuck", next, time.Minute)
-	waitFor(t, 5*time.Second, "the delivery once the edge serves it", func() bool { return len(rc.deliveries()) == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the delivery once the edge serves it", func() bool { return len(rc.deliveries()) == 1 })
+}
+
+// edgeReports returns a client of the test Redis and the prefix under which this test's
+// edges report the snapshot they serve (snapshot.EdgeServedPrefix of a store of its own).
+func edgeReports(t *testing.T) (*redis.Client, string) {
+	t.Helper()
+	opts, err := redis.ParseURL(need(t, "CATALOGUE_TEST_REDIS_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb, snapshot.EdgeServedPrefix("file:///"+t.Name(), "")
 }

@@ -3,7 +3,6 @@ package queue_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,9 +20,9 @@ import (
 // running one, and the message waited for the next change (a CI run's flake of
 // TestGivesUpThenDisables: "the healthy endpoint's fifth: not within 15s").
 func TestJobSeesAMessageQueuedWhileItEnds(t *testing.T) {
-	pool, id := queueingRace(t)
+	dbURL, pool, id := queueingRace(t)
 	var pending bool
-	whileQueueing(t, pool, func(ctx context.Context) error {
+	whileQueueing(t, dbURL, pool, func(ctx context.Context) error {
 		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			var err error
 			pending, err = queue.PendingLocked(ctx, tx, id)
@@ -41,8 +40,8 @@ func TestJobSeesAMessageQueuedWhileItEnds(t *testing.T) {
 // enable, although enable says those queued before were given up (found by a read-only
 // concurrency review).
 func TestDisableGivesUpAMessageQueuedMeanwhile(t *testing.T) {
-	pool, id := queueingRace(t)
-	whileQueueing(t, pool, func(ctx context.Context) error {
+	dbURL, pool, id := queueingRace(t)
+	whileQueueing(t, dbURL, pool, func(ctx context.Context) error {
 		conn, err := pool.Acquire(ctx)
 		if err != nil {
 			return err
@@ -60,30 +59,19 @@ func TestDisableGivesUpAMessageQueuedMeanwhile(t *testing.T) {
 	}
 }
 
-// queueingRace returns a pool on a database with the webhook tables and one endpoint's id.
-func queueingRace(t *testing.T) (*pgxpool.Pool, int64) {
+// queueingRace returns a database with the webhook tables and one endpoint: its URL, a
+// pool on it and the endpoint's id.
+func queueingRace(t *testing.T) (string, *pgxpool.Pool, int64) {
 	t.Helper()
-	ctx := context.Background()
-	dbURL := testkit.NewDatabase(t)
-	if err := queue.Migrate(ctx, dbURL); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	id, _, err := webhook.Add(ctx, testkit.Connect(t, dbURL), webhook.Rules{AllowHTTP: true, AllowPrivate: true}, "http://127.0.0.1:9/hook", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pool, id
+	dbURL, pool := newDatabase(t)
+	id, _ := addEndpoint(t, dbURL, "http://127.0.0.1:9/hook")
+	return dbURL, pool, id
 }
 
 // whileQueueing runs action while a queueing holds the endpoints' rows (webhook_enqueue.sql,
 // its message added, not committed), commits the queueing once action waits for a lock,
 // and returns when action has.
-func whileQueueing(t *testing.T, pool *pgxpool.Pool, action func(context.Context) error) {
+func whileQueueing(t *testing.T, dbURL string, pool *pgxpool.Pool, action func(context.Context) error) {
 	t.Helper()
 	ctx := context.Background()
 	queueing, err := pool.Begin(ctx)
@@ -96,17 +84,7 @@ func whileQueueing(t *testing.T, pool *pgxpool.Pool, action func(context.Context
 	}
 	done := make(chan error, 1)
 	go func() { done <- action(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for waiting := false; !waiting; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the action never waited for the queueing's lock")
-		}
-		err := pool.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WaitLockWaiter(t, dbURL, "%")
 	if err := queueing.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trainingco/catalogue/builder/webhook/queue"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestHostileAnswerIsRecorded: an endpoint that answers with a status line of its own making
@@ -53,7 +54,7 @@ func TestHostileAnswerIsRecorded(t *testing.T) {
 	}
 	var attempts int
 	var reason *string
-	waitFor(t, 15*time.Second, "the delivery, after four failures", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "the delivery, after four failures", func() bool {
 		err := pool.QueryRow(context.Background(), `SELECT d.attempts, e.last_failure_reason
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			WHERE d.delivered_at IS NOT NULL`).Scan(&attempts, &reason)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trainingco/catalogue/builder/webhook/queue"
 	"github.com/trainingco/catalogue/config"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // TestMetrics: deliveries by outcome, the commit-to-delivered latency, the queue's depth and
@@ -57,7 +58,7 @@ catalogue_builder_webhook_queue_depth %d
 		t.Fatal(err)
 	}
 	defer func() { _ = q.Stop(context.Background()) }()
-	waitFor(t, 10*time.Second, "the retry's success", func() bool { return len(rc.deliveries()) == 2 })
+	testkit.WaitFor(t, 10*time.Second, "the retry's success", func() bool { return len(rc.deliveries()) == 2 })
 	time.Sleep(100 * time.Millisecond)
 	outcomes := `
 # HELP catalogue_builder_webhook_deliveries_total Webhook delivery attempts by outcome: delivered (a 2xx) or failed (anything else); given_up counts the failed messages retried for webhooks.retry_for and dropped.

@@ -125,18 +125,6 @@ func (rc *receiver) deliveries() []delivered {
 	return slices.Clone(rc.got)
 }
 
-// waitFor polls cond every 20 ms for at most d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // changedBody is catalogue.changed as a partner decodes it (D41).
 type changedBody struct {
 	Type      string `json:"type"`
@@ -183,7 +171,7 @@ func TestDeliversInOrder(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	waitFor(t, 10*time.Second, "five deliveries to each endpoint", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "five deliveries to each endpoint", func() bool {
 		return len(fast.deliveries()) >= 5 && len(slow.deliveries()) >= 5
 	})
 	for name, rc := range map[string]*receiver{"fast": fast, "slow": slow} {
@@ -242,7 +230,7 @@ func TestRetriesKeepTheID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "three attempts", func() bool { return len(rc.deliveries()) >= 3 })
+	testkit.WaitFor(t, 10*time.Second, "three attempts", func() bool { return len(rc.deliveries()) >= 3 })
 	time.Sleep(500 * time.Millisecond) // a fourth attempt would come within this
 	got := rc.deliveries()
 	if len(got) != 3 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/trainingco/catalogue/builder/webhook/queue"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // laggingEdges is an edge that never serves the snapshot while Redis is open; closed, Serves
@@ -50,7 +51,7 @@ func TestStopLeavesNoJobRunning(t *testing.T) {
 	if _, err := q.Enqueue(context.Background(), queue.Change{Snapshot: "s1", Classes: []int64{1}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the job waiting for the edges", func() bool { return edges.calls.Load() > 0 })
+	testkit.WaitFor(t, 5*time.Second, "the job waiting for the edges", func() bool { return edges.calls.Load() > 0 })
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout+time.Second) // as builder serve stops
 	_ = q.Stop(ctx)
 	cancel()
