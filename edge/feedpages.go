@@ -4,8 +4,8 @@ import "sync"
 
 // feedPagesMax bounds the compressed feed pages kept for the snapshot served: at 100,000
 // classes a whole mirror is about 200 pages of some 40 KB each, well within it; past it,
-// pages are compressed for each request at the fast level and sent under the weak form of
-// their ETag (serveFeedPage), which are still kept.
+// a page's gzip body is made for each request (at the same level, under the same strong
+// ETag: feedCompressor) and only its ETags are kept.
 const feedPagesMax = 32 << 20
 
 // feedPagesCount bounds how many pages are kept: the feed's URL comes from the request's

@@ -266,10 +266,10 @@ func (s *Server) publicURL(req *http.Request) string {
 		scheme = "https"
 	}
 	if s.fromTrustedProxy(req) {
-		if p := lastForwarded(req.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+		if p := lastForwarded(req.Header.Values("X-Forwarded-Proto")); p == "http" || p == "https" {
 			scheme = p
 		}
-		if h := lastForwarded(req.Header.Get("X-Forwarded-Host")); validHost(h) {
+		if h := lastForwarded(req.Header.Values("X-Forwarded-Host")); validHost(h) {
 			host = h
 		}
 	}
@@ -297,10 +297,15 @@ func (s *Server) fromTrustedProxy(req *http.Request) bool {
 	return false
 }
 
-// lastForwarded is the last of a forwarded header's comma-separated values: the one the
+// lastForwarded is the last of a forwarded header's values, over all its lines: the one the
 // trusted proxy itself set or appended. Those before it are whatever the client sent (a
-// proxy such as Apache's mod_proxy appends to X-Forwarded-Host), as with X-Forwarded-For.
-func lastForwarded(v string) string {
+// proxy such as Apache's mod_proxy appends to X-Forwarded-Host, HAProxy's add-header adds a
+// line), as with X-Forwarded-For.
+func lastForwarded(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	v := lines[len(lines)-1]
 	return strings.ToLower(strings.TrimSpace(v[strings.LastIndexByte(v, ',')+1:]))
 }
 

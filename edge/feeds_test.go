@@ -188,14 +188,12 @@ func TestFeedHeaders(t *testing.T) {
 	if got := do(ts.Handler(), http.MethodGet, "/api/v2/public/feeds/courses", nil); got.Status != http.StatusUnauthorized {
 		t.Errorf("without a token: %d, want 401", got.Status)
 	}
-	next := func(s testServer, remote string, hdr map[string]string) string {
+	nextWith := func(s testServer, remote string, hdr http.Header) string {
 		req := httptest.NewRequest(http.MethodGet, "/api/v2/public/feeds/courses", nil)
 		req.RemoteAddr = remote
+		req.Header = hdr.Clone()
 		req.Header.Set("Authorization", "Bearer "+s.token)
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		if h, ok := hdr["Host"]; ok {
+		if h := hdr.Get("Host"); h != "" {
 			req.Host = h // net/http keeps it apart from the headers
 		}
 		rec := httptest.NewRecorder()
@@ -205,6 +203,13 @@ func TestFeedHeaders(t *testing.T) {
 			t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
 		}
 		return p.Next
+	}
+	next := func(s testServer, remote string, hdr map[string]string) string {
+		h := http.Header{}
+		for k, v := range hdr {
+			h.Set(k, v)
+		}
+		return nextWith(s, remote, h)
 	}
 	fwd := map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "api.example.org"}
 	if got := next(ts, "10.0.0.1:5000", fwd); got != "http://example.com/api/v2/public/feeds/courses" {
@@ -234,6 +239,14 @@ func TestFeedHeaders(t *testing.T) {
 	appended := map[string]string{"X-Forwarded-Proto": "http, https", "X-Forwarded-Host": "evil.example, api.example.org"}
 	if got := next(trusting, "10.0.0.1:5000", appended); got != "https://api.example.org/api/v2/public/feeds/courses" {
 		t.Errorf("forwarded headers appended to by a trusted proxy: next %s, want its own values", got)
+	}
+	// A proxy that adds a line of its own (HAProxy's add-header) leaves the client's first.
+	lines := http.Header{}
+	lines.Add("X-Forwarded-Host", "evil.example")
+	lines.Add("X-Forwarded-Host", "api.example.org")
+	lines.Set("X-Forwarded-Proto", "https")
+	if got := nextWith(trusting, "10.0.0.1:5000", lines); got != "https://api.example.org/api/v2/public/feeds/courses" {
+		t.Errorf("a forwarded header line added by a trusted proxy: next %s, want its own value", got)
 	}
 	if got := next(trusting, "192.0.2.1:5000", fwd); got != "http://example.com/api/v2/public/feeds/courses" {
 		t.Errorf("forwarded headers from a peer outside trusted_proxies: next %s, want the request's host", got)

@@ -29,9 +29,10 @@ func TestAddOneURLOnceAtATime(t *testing.T) {
 	if _, err := tx.Exec(ctx, `INSERT INTO webhook_endpoints (url, description, secret) VALUES ($1, 'first', 'whsec_x')`, url); err != nil {
 		t.Fatal(err)
 	}
+	second := testkit.Connect(t, dbURL) // here: Connect may end the test, which a goroutine must not
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := webhook.Add(ctx, testkit.Connect(t, dbURL), webhook.Rules{AllowHTTP: true, AllowPrivate: true}, url, "second")
+		_, _, err := webhook.Add(ctx, second, webhook.Rules{AllowHTTP: true, AllowPrivate: true}, url, "second")
 		done <- err
 	}()
 	testkit.WaitLockWaiter(t, dbURL, "%") // the second add waits for the first: it did not
