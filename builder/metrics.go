@@ -1,11 +1,14 @@
 package builder
 
 import (
+	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/trainingco/catalogue/builder/webhook/queue"
 )
@@ -128,4 +131,20 @@ func (m *Metrics) webhooks(pool *pgxpool.Pool) *queue.Metrics {
 	m.whOnce.Do(func() { m.wh = queue.NewMetrics(m.reg, nil) })
 	m.wh.UsePool(pool)
 	return m.wh
+}
+
+// webhooksOff stops reading the queue's depth from a pool the webhooks closed.
+func (m *Metrics) webhooksOff() {
+	if m.wh != nil {
+		m.wh.UsePool(nil)
+	}
+}
+
+// MetricsHandler serves reg's metrics for builder.metrics_listen. A collector that fails (the
+// webhook queue's depth, read from a database that is down) is logged and left out of the
+// answer: the default answered 500 for every metric, builds and store errors included, for
+// as long as the database was down.
+func MetricsHandler(reg *prometheus.Registry, log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})
 }

@@ -76,6 +76,7 @@ func (s *serveLoop) startWebhooks(ctx context.Context) (*webhooks, error) {
 		err = w.queue.Start(context.WithoutCancel(ctx)) // stopped gracefully by stop
 	}
 	if err != nil {
+		s.metrics.webhooksOff()
 		w.close()
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/term"
 
 	"github.com/trainingco/catalogue/builder"
@@ -83,7 +82,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	opts := builder.ServeOptions{Logger: log, Metrics: builder.NewMetrics(reg)}
 	if cfg.Builder.MetricsListen != "" {
 		stop, err := metricsserve.Serve("builder.metrics_listen", cfg.Builder.MetricsListen,
-			promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}), log)
+			builder.MetricsHandler(reg, log), log)
 		if err != nil {
 			return err
 		}
