@@ -166,7 +166,8 @@ func TestWaitsForEveryEdge(t *testing.T) {
 
 // TestNeverSentBeforeEveryEdgeServes (D42): an edge still reporting an older snapshot past
 // webhooks.edge_wait holds the delivery back, through the job's later runs, until it serves
-// the snapshot; the wait is counted once.
+// the snapshot; the wait is counted once per message, here one to two endpoints whose
+// edge_wait ends after the first run of their jobs.
 func TestNeverSentBeforeEveryEdgeServes(t *testing.T) {
 	rdb, prefix := edgeReports(t)
 	ctx := context.Background()
@@ -174,13 +175,15 @@ func TestNeverSentBeforeEveryEdgeServes(t *testing.T) {
 	rdb.Set(ctx, prefix+"stuck", "20261126T100000.000Z-aaaaaaaa", time.Minute)
 
 	dbURL, pool := newDatabase(t)
-	rc := &receiver{t: t}
-	srv := httptest.NewServer(rc)
+	rc, rc2 := &receiver{t: t}, &receiver{t: t}
+	srv, srv2 := httptest.NewServer(rc), httptest.NewServer(rc2)
 	defer srv.Close()
+	defer srv2.Close()
 	_, rc.secret = addEndpoint(t, dbURL, srv.URL)
+	_, rc2.secret = addEndpoint(t, dbURL, srv2.URL)
 	cfg := fastConfig()
-	cfg.EdgeWait = 200 * time.Millisecond
 	cfg.StuckAfter = 1300 * time.Millisecond // a run lasts (1.3 s - 0.3 s) / 2: several runs below
+	cfg.EdgeWait = 700 * time.Millisecond    // past the first run
 	reg := prometheus.NewRegistry()
 	q, err := queue.New(queue.Options{Pool: pool, Config: cfg, Edge: config.Default().Edge,
 		Served: edges.Served{Redis: rdb, Prefix: prefix, Poll: time.Second}, Metrics: queue.NewMetrics(reg, nil)}, true)
@@ -200,7 +203,7 @@ func TestNeverSentBeforeEveryEdgeServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * time.Second) // 15 times webhooks.edge_wait
-	if n := len(rc.deliveries()); n != 0 {
+	if n := len(rc.deliveries()) + len(rc2.deliveries()); n != 0 {
 		t.Fatalf("%d deliveries while an edge served an older snapshot, want none", n)
 	}
 	const counted = `
@@ -212,7 +215,9 @@ catalogue_builder_webhook_edge_wait_timeouts_total 1
 		t.Errorf("counted once per message: %v", err)
 	}
 	rdb.Set(ctx, prefix+"stuck", next, time.Minute)
-	testkit.WaitFor(t, 5*time.Second, "the delivery once the edge serves it", func() bool { return len(rc.deliveries()) == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the deliveries once the edge serves it", func() bool {
+		return len(rc.deliveries()) == 1 && len(rc2.deliveries()) == 1
+	})
 }
 
 // edgeReports returns a client of the test Redis and the prefix under which this test's

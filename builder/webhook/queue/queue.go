@@ -42,6 +42,7 @@ type Options struct {
 type Queue struct {
 	opts   Options
 	client *river.Client[pgx.Tx]
+	waited waitedMessages
 }
 
 // deliverArgs is the one job of an endpoint with messages to deliver (see the package

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,7 +98,7 @@ func (w *worker) step(ctx context.Context, conn *pgxpool.Conn, job *river.Job[de
 		return false, river.JobSnooze(0)
 	}
 	if d.snapshot != nil && w.q.opts.Served != nil {
-		if served := w.waitServed(ctx, *d.snapshot, d.created, until); !served {
+		if served := w.waitServed(ctx, d, until); !served {
 			return false, river.JobSnooze(0) // its time is up: waits on in its next run
 		}
 	}
@@ -173,25 +174,23 @@ func (w *worker) finish(ctx context.Context, conn *pgxpool.Conn, job *river.Job[
 	return done, err
 }
 
-// waitServed waits until the edges serve snapshot, and at most until until (the job then
-// snoozes and its next run waits on). A delivery is never sent before (D42): an edge still
-// reporting an older snapshot holds every delivery back, and once the message has waited
-// webhooks.edge_wait that is logged, once, and counted.
-func (w *worker) waitServed(ctx context.Context, snapshot string, queued, until time.Time) bool {
-	warnAt := queued.Add(w.q.opts.Config.EdgeWait)
-	warned := time.Now().After(warnAt) // an earlier run warned about this message
+// waitServed waits until the edges serve d's snapshot, and at most until until (the job
+// then snoozes and its next run waits on). A delivery is never sent before (D42): an edge
+// still reporting an older snapshot holds every delivery back, and once the message has
+// waited webhooks.edge_wait that is logged and counted, once per message (q.waited).
+func (w *worker) waitServed(ctx context.Context, d delivery, until time.Time) bool {
+	warnAt := d.created.Add(w.q.opts.Config.EdgeWait)
 	for {
-		ok, err := w.q.opts.Served.Serves(ctx, snapshot, queued)
+		ok, err := w.q.opts.Served.Serves(ctx, *d.snapshot, d.created)
 		if ok {
 			return true
 		}
 		now := time.Now()
-		if !warned && now.After(warnAt) {
-			warned = true
+		if now.After(warnAt) && w.q.waited.first(d.messageID, now) {
 			w.q.opts.Metrics.edgeWaitTimeouts.Inc()
 			w.q.opts.Logger.Warn("the edges do not serve the snapshot a webhook announces within webhooks.edge_wait; "+
 				"its deliveries wait on until every edge reporting in Redis serves it (an edge that stops reporting holds nothing back)",
-				"snapshot", snapshot, "error", errString(err))
+				"snapshot", *d.snapshot, "webhook_id", d.messageID, "error", errString(err))
 		}
 		if now.After(until) {
 			return false
@@ -202,6 +201,32 @@ func (w *worker) waitServed(ctx context.Context, snapshot string, queued, until 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// waitedMessages are the messages whose wait for the edges was logged and counted: a message
+// waits through several runs of its job, and for each of its endpoints.
+type waitedMessages struct {
+	mu   sync.Mutex
+	seen map[string]time.Time // message id -> when it was logged
+}
+
+// first records id and reports whether it was not recorded yet; records older than a day go.
+func (m *waitedMessages) first(id string, now time.Time) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.seen[id]; ok {
+		return false
+	}
+	if m.seen == nil {
+		m.seen = map[string]time.Time{}
+	}
+	for k, at := range m.seen {
+		if now.Sub(at) > 24*time.Hour {
+			delete(m.seen, k)
+		}
+	}
+	m.seen[id] = now
+	return true
 }
 
 func errString(err error) string {
