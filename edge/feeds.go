@@ -48,7 +48,7 @@ var (
 func (s *Server) handleFeed(f feedKind) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		q := queryParams(c)
-		after, present, ok := search.ParseQueryInt(q.Get("afterChangeNumber"))
+		after, present, ok := search.ParseQueryInt(search.Last(q, "afterChangeNumber"))
 		if !ok {
 			return fail(ErrBadRequest, "The afterChangeNumber parameter must be an integer.")
 		}

@@ -46,6 +46,7 @@ func TestQueryReadAsPHPReadsIt(t *testing.T) {
 		"/api/v2/public/feeds/classes?afterChangeNumber=12%34", // %34 is "4": position 124
 		"/api/v2/public/feeds/classes?afterChangeNumber=5&utm=%",
 		"/api/v2/public/feeds/classes?utm=a;b&afterChangeNumber=5",
+		"/api/v2/public/feeds/classes?afterChangeNumber=abc&afterChangeNumber=5", // the last value counts
 		"/api/v2/public/courses?type=Brick%20and%20Mortar",
 		"/api/v2/public/courses?type=Brick+and+Mortar",
 		"/api/v2/public/classes?search=100%25",

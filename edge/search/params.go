@@ -47,25 +47,25 @@ type Params struct {
 }
 
 // ParseParams reads the query of a class search; the course of the per-course route is
-// the caller's to set. Unknown parameters are ignored (D16); only the first value of a
-// repeated parameter counts. Errors are *Error, of kind ErrBadDate (500 by contract, D8) or
-// ErrBadRequest (D9).
+// the caller's to set. Unknown parameters are ignored (D16); of a repeated parameter the
+// last value counts, as in the contract's PHP original (D51). Errors are *Error, of kind
+// ErrBadDate (500 by contract, D8) or ErrBadRequest (D9).
 func ParseParams(q url.Values) (Params, error) {
 	var p Params
 	var err error
-	p.Search = strings.TrimSpace(q.Get("search"))
+	p.Search = strings.TrimSpace(Last(q, "search"))
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
 	}{{"start", &p.Start}, {"end", &p.End}, {"date", &p.Date}} {
-		if *f.dst, err = parseFilterDate(f.name, q.Get(f.name)); err != nil {
+		if *f.dst, err = parseFilterDate(f.name, Last(q, f.name)); err != nil {
 			return Params{}, err
 		}
 	}
-	if p.Limit, err = parseLimit(q.Get("limit")); err != nil {
+	if p.Limit, err = parseLimit(Last(q, "limit")); err != nil {
 		return Params{}, err
 	}
-	page, err := parsePage(q.Get("page"))
+	page, err := parsePage(Last(q, "page"))
 	if err != nil {
 		return Params{}, err
 	}
@@ -216,3 +216,13 @@ func escapeLike(s string) string { return likeEscaper.Replace(s) }
 // ParseQueryInt is parseQueryInt for the edge's other integer parameter, the feeds'
 // afterChangeNumber (D37), so that both read integers alike.
 func ParseQueryInt(v string) (n int64, present, ok bool) { return parseQueryInt(v) }
+
+// Last is the last value of the query parameter name, "" when it is absent: PHP's parse_str,
+// which the contract's original reads its query with, keeps the last of a repeated name.
+func Last(q url.Values, name string) string {
+	v := q[name]
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}

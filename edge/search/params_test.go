@@ -219,7 +219,8 @@ func TestParseSearchParams(t *testing.T) {
 		{"date=2-28-2027&limit=0&page=0", Params{Date: date(2027, 2, 28), Limit: 25}, nil},
 		{"limit=51&page=2", Params{Limit: 50, Offset: 50}, nil},
 		{"limit=50&page=99999999999999999999", Params{Limit: 50, Offset: math.MaxInt64}, nil},
-		{"limit=5&limit=abc", Params{Limit: 5}, nil}, // the first value counts
+		{"limit=abc&limit=5", Params{Limit: 5}, nil},   // the last value counts, as in PHP (D51)
+		{"limit=5&limit=abc", Params{}, ErrBadRequest}, // and only the last
 		{"end=tomorrow", Params{}, ErrBadDate},
 		{"date=02-30-2027&limit=abc", Params{}, ErrBadDate},
 		{"limit=abc", Params{}, ErrBadRequest},
