@@ -470,7 +470,8 @@ func TestServeAfterRollback(t *testing.T) {
 // of several builders queue in the order of their publications. Here the queueing is held
 // up (the endpoints' rows locked) and the lock must still be serve's; it was let go first,
 // so another builder could publish and queue the next snapshot's message ahead of this one
-// (found by a read-only concurrency review).
+// (found by a read-only concurrency review). The queueing is bounded, so that tables locked
+// by someone else hold no builder up for longer.
 func TestServeQueuesItsMessageHoldingTheLock(t *testing.T) {
 	ctx := context.Background()
 	cfg := freshCfg(t, testkit.NewLocalStore(t))
@@ -478,7 +479,7 @@ func TestServeQueuesItsMessageHoldingTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	addEndpoint(t, cfg.Database.URL)
-	s := startServe(t, cfg, nil)
+	s := startServeWith(t, cfg, ServeOptions{announceTimeout: 3 * time.Second})
 	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
 
 	hold := testkit.Connect(t, cfg.Database.URL)
@@ -500,6 +501,20 @@ func TestServeQueuesItsMessageHoldingTheLock(t *testing.T) {
 	if free {
 		_, _ = watch.Exec(ctx, "SELECT pg_advisory_unlock(hashtext($1))", LockName)
 		t.Error("serve let the builder lock go before its message was queued")
+	}
+	// Held up past its bound, the queueing gives up and the lock goes.
+	testkit.WaitFor(t, 10*time.Second, "the lock let go once the queueing gave up", func() bool {
+		var got bool
+		if err := watch.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", LockName).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got {
+			_, _ = watch.Exec(ctx, "SELECT pg_advisory_unlock(hashtext($1))", LockName)
+		}
+		return got
+	})
+	if !strings.Contains(s.logs.String(), "could not queue the webhooks of a publication") {
+		t.Error("serve did not log the message it could not queue")
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,9 @@ type ServeOptions struct {
 	// webhookRetry is how long serve waits before it tries again to start its webhooks;
 	// 0 means webhookRetry (tests make it shorter).
 	webhookRetry time.Duration
+	// announceTimeout bounds the queueing of a publication's message; 0 means
+	// announceTimeout (tests make it shorter).
+	announceTimeout time.Duration
 }
 
 // midnight is when a new day starts in the configured time zone: upcoming classes and

@@ -25,6 +25,11 @@ type webhooks struct {
 	redis *redis.Client
 }
 
+// announceTimeout bounds the queueing of a publication's catalogue.changed, which holds the
+// builder lock: past it the message is not sent, and the next one's feed positions lead to
+// this change too.
+const announceTimeout = 10 * time.Second
+
 // webhookRetry is how long serve waits before it tries again to start its webhooks, when
 // the primary did not answer or had no webhook tables yet.
 const webhookRetry = 30 * time.Second
@@ -128,13 +133,18 @@ func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 }
 
 // announce queues the catalogue.changed of a publication that changed a served document
-// (D41): a course or class, or only another (popular, a course list), with empty lists. A failure is logged: the next change's message names the feeds'
-// position before it, from which a partner reads this change too.
+// (D41): a course or class, or only another (popular, a course list), with empty lists. A
+// failure is logged: the next change's message names the feeds' position before it, from
+// which a partner reads this change too.
 func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed time.Time) {
 	w := s.webhooks.Load()
 	if w == nil || res.SnapshotID == "" || !res.Changed() {
 		return
 	}
+	// Queued holding the builder lock: bounded, so that webhook tables locked by someone
+	// else hold up no builder for longer.
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(s.opts.announceTimeout, announceTimeout))
+	defer cancel()
 	id, err := w.queue.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses,
 		Classes: res.Feed.Classes, After: res.Feed.After, Noticed: noticed})
 	if err != nil {
