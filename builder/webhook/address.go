@@ -111,8 +111,10 @@ func (r Rules) Control(_, address string, _ syscall.RawConn) error {
 }
 
 // nonPublic are the ranges of special-purpose addresses (RFC 6890's registries) that netip's
-// predicates do not already name: shared, documentation, benchmarking, reserved, NAT64,
-// discard-only and the like. None of them is a partner's server on the Internet.
+// predicates do not already name: shared, documentation, benchmarking, reserved and the
+// like. None of them is a partner's server on the Internet. The IPv6 ones outside 2000::/3
+// (NAT64's 64:ff9b::/96, discard-only 100::/64, site-local fec0::/10) need no entry:
+// globalUnicast6 leaves them out.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
@@ -121,15 +123,11 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),  // reserved, and the broadcast address
-	netip.MustParsePrefix("64:ff9b::/96"), // NAT64: may reach any IPv4 address, private ones too
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("100::/64"),
-	netip.MustParsePrefix("2001::/23"), // IETF protocol assignments (Teredo, ORCHID...)
+	netip.MustParsePrefix("240.0.0.0/4"), // reserved, and the broadcast address
+	netip.MustParsePrefix("2001::/23"),   // IETF protocol assignments (Teredo, ORCHID...)
 	netip.MustParsePrefix("2001:db8::/32"),
 	netip.MustParsePrefix("3fff::/20"), // documentation (RFC 9637)
 	netip.MustParsePrefix("2002::/16"), // 6to4: may wrap a private IPv4 address
-	netip.MustParsePrefix("fec0::/10"), // deprecated site-local
 }
 
 // Public reports whether ip is a public unicast address: not loopback, private, link-local,
