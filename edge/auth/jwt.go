@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -261,32 +260,19 @@ func LooksLikeJWT(token string) bool {
 // defaultJWKSClient fetches key sets; its timeout bounds a fetch started in the background.
 var defaultJWKSClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: checkJWKSRedirect}
 
-// checkJWKSRedirect holds a redirect to edge.jwt.jwks_url's own rule (KeyURLAllowed). Go's
-// client follows any redirect, https to http included, where keys could be replaced on the
-// way by anyone able to sign tokens with their own.
+// checkJWKSRedirect holds a redirect to edge.jwt.jwks_url's own rule: https, or http to
+// the local machine only. Go's client follows any redirect, https to http included, where
+// keys could be replaced on the way by anyone able to sign tokens with their own.
 func checkJWKSRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("JWKS: stopped after 10 redirects")
 	}
-	if !KeyURLAllowed(req.URL) {
-		return fmt.Errorf("JWKS: redirect to %s refused: keys are fetched over https only", req.URL.Redacted())
+	if req.URL.Scheme == "https" {
+		return nil
 	}
-	return nil
-}
-
-// KeyURLAllowed is edge.jwt.jwks_url's rule, for the URL configured and any it redirects to:
-// https, or http to the local machine only (keys fetched in the clear could be replaced on
-// the way by anyone able to sign tokens with their own).
-func KeyURLAllowed(u *url.URL) bool {
-	switch {
-	case u.Host == "":
-		return false
-	case u.Scheme == "https":
-		return true
-	case u.Scheme != "http":
-		return false
+	h := req.URL.Hostname()
+	if ip, err := netip.ParseAddr(h); req.URL.Scheme == "http" && (h == "localhost" || err == nil && ip.IsLoopback()) {
+		return nil
 	}
-	h := u.Hostname()
-	ip, err := netip.ParseAddr(h)
-	return h == "localhost" || err == nil && ip.IsLoopback()
+	return fmt.Errorf("JWKS: redirect to %s refused: keys are fetched over https only", req.URL.Redacted())
 }
