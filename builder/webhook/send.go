@@ -50,8 +50,11 @@ func NewSender(rules Rules, timeout time.Duration) *Sender {
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: timeout,
 		MaxIdleConnsPerHost:   2,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     true,
+		// An endpoint's headers are read up to this, as its body (Go's default is 10 MB, per
+		// delivery in flight).
+		MaxResponseHeaderBytes: MaxResponseBody,
+		IdleConnTimeout:        90 * time.Second,
+		ForceAttemptHTTP2:      true,
 	}
 	return &Sender{rules: rules, client: &http.Client{
 		Transport: tr,

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,7 +100,7 @@ func TestSendRefusesAtDelivery(t *testing.T) {
 	}
 }
 
-// TestSendLimits: redirects are not followed, answers are read at most 64 KiB, a slow
+// TestSendLimits: redirects are not followed, answers (headers, body) are read at most 64 KiB, a slow
 // endpoint fails at the timeout, and only a 2xx is success.
 func TestSendLimits(t *testing.T) {
 	var redirected atomic.Int32
@@ -118,6 +119,11 @@ func TestSendLimits(t *testing.T) {
 			if err != nil {
 				return
 			}
+		}
+	})
+	mux.HandleFunc("/huge-headers", func(w http.ResponseWriter, r *http.Request) {
+		for i := range 100 { // 100 KiB of headers
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", 1<<10))
 		}
 	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
@@ -152,6 +158,10 @@ func TestSendLimits(t *testing.T) {
 	// The server may have written into socket buffers ahead of the reader, not 100 MiB.
 	if n := sent.Load(); n > 16<<20 {
 		t.Errorf("the server could write %d bytes: the answer was read past its bound", n)
+	}
+	// Headers are read up to the same bound (Go's default is 10 MB): past it, a failure.
+	if res := s.Send(ctx, srv.URL+"/huge-headers", testSecrets, msg); res.Err == nil {
+		t.Errorf("a 200 with 100 KiB of headers: %d, want a failure (headers past 64 KiB)", res.Status)
 	}
 	res = s.Send(ctx, srv.URL+"/slow", testSecrets, msg)
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "no answer within the timeout") || res.Duration > 2*time.Second {
