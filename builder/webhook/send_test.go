@@ -100,8 +100,8 @@ func TestSendRefusesAtDelivery(t *testing.T) {
 	}
 }
 
-// TestSendLimits: redirects are not followed, answers (headers, body) are read at most 64 KiB, a slow
-// endpoint fails at the timeout, and only a 2xx is success.
+// TestSendLimits: redirects are not followed, answers (headers, body) are read at most
+// 64 KiB, a slow endpoint fails at the timeout, and only a 2xx is success.
 func TestSendLimits(t *testing.T) {
 	var redirected atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { redirected.Add(1) }))
