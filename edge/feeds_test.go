@@ -111,7 +111,8 @@ func encodePage(t *testing.T, p feedPage) string {
 }
 
 // TestFeedPagesAgainstModel asks both feeds for the page after every change number, every
-// position between two, before the first and past the last, and from the start, and
+// position between two, before the first and past the last, and from the start (no value,
+// and an empty one), and
 // compares each page with the model's: the items, their data byte for byte, next and the
 // license (D35, D37).
 func TestFeedPagesAgainstModel(t *testing.T) {
@@ -147,6 +148,11 @@ func TestFeedPagesAgainstModel(t *testing.T) {
 				t.Fatalf("%s %s: %v", feed, what, err)
 			}
 			t.Fatalf("%s %s: page (-model +edge):\n%s", feed, what, cmp.Diff(want, got))
+		}
+		// An empty value is the start too (D37).
+		start := modelPage(items, feedURL, nil, "https://creativecommons.org/licenses/by/4.0/")
+		if res := ts.get(http.MethodGet, feedURL+"?afterChangeNumber=", nil); res.Status != http.StatusOK || res.Body != encodePage(t, start) {
+			t.Errorf("%s with afterChangeNumber empty: %d %s, want the first page", feed, res.Status, res.Body)
 		}
 	}
 }
