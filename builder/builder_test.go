@@ -201,3 +201,15 @@ func TestRunRefusesAMappingOffContract(t *testing.T) {
 		t.Errorf("after the refused run the store's pointer: %v, want none", err)
 	}
 }
+
+// TestRunTakesTodayInTheZone (D1): "today" is the date in the configured time zone, not in
+// UTC: at 12:00 UTC on 1 March it is already 2 March in Kiritimati (UTC+14). The other
+// tests run where both dates agree, so a builder reading UTC passed them all.
+func TestRunTakesTodayInTheZone(t *testing.T) {
+	cfg := newFixture(t)["local"]
+	cfg.Timezone = "Pacific/Kiritimati"
+	res := mustRun(t, cfg, clock())
+	if m := res.Manifest; m.Today != "2027-03-02" || m.Timezone != "Pacific/Kiritimati" {
+		t.Errorf("manifest today/timezone = %q/%q, want 2027-03-02/Pacific/Kiritimati", m.Today, m.Timezone)
+	}
+}
