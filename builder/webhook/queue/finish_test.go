@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -41,13 +42,15 @@ func TestJobSeesAMessageQueuedWhileItEnds(t *testing.T) {
 // concurrency review).
 func TestDisableGivesUpAMessageQueuedMeanwhile(t *testing.T) {
 	dbURL, pool, id := queueingRace(t)
+	since := failing(t, pool, id)
 	whileQueueing(t, dbURL, pool, func(ctx context.Context) error {
 		conn, err := pool.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer conn.Release()
-		return queue.Disable(ctx, conn, id, "failing since the test began")
+		_, err = queue.Disable(ctx, conn, id, "failing since the test began", since)
+		return err
 	})
 	var disabled bool
 	var pending int
@@ -57,6 +60,46 @@ func TestDisableGivesUpAMessageQueuedMeanwhile(t *testing.T) {
 	if err != nil || !disabled || pending != 0 {
 		t.Errorf("after the disable: disabled %t, %d deliveries pending (%v); want disabled and none", disabled, pending, err)
 	}
+}
+
+// TestDisableLeavesAnEnabledEndpoint: an endpoint an admin enabled again after its failure
+// was recorded, and before the delivery job disabled it, stays enabled: the job read when
+// its failures began, then disabled it in another statement, undoing the enable (found by
+// a read-only concurrency review).
+func TestDisableLeavesAnEnabledEndpoint(t *testing.T) {
+	_, pool, id := queueingRace(t)
+	since := failing(t, pool, id)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, webhook.SQL(templates.WebhookEnable), id); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	disabled, err := queue.Disable(ctx, conn, id, "failing since the test began", since)
+	var off bool
+	if err == nil {
+		err = pool.QueryRow(ctx, "SELECT disabled_at IS NOT NULL FROM webhook_endpoints WHERE id = $1", id).Scan(&off)
+	}
+	if err != nil || disabled || off {
+		t.Errorf("disabling an endpoint enabled meanwhile: disabled %t, off %t (%v); want it left enabled", disabled, off, err)
+	}
+}
+
+// failing records that endpoint id has been failing since a while ago, as webhook_failed.sql
+// does, and returns since when.
+func failing(t *testing.T, pool *pgxpool.Pool, id int64) time.Time {
+	t.Helper()
+	var since time.Time
+	err := pool.QueryRow(context.Background(), `UPDATE webhook_endpoints
+		SET consecutive_failures = 3, failing_since = now() - interval '6 days' WHERE id = $1
+		RETURNING failing_since`, id).Scan(&since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return since
 }
 
 // queueingRace returns a database with the webhook tables and one endpoint: its URL, a

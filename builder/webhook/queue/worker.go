@@ -120,18 +120,27 @@ func (w *worker) head(ctx context.Context, conn *pgxpool.Conn, id int64) (delive
 	return d, err == nil, err
 }
 
-// disable disables endpoint and gives up its deliveries not yet made, once it holds the
-// endpoint's row (webhook_head_lock.sql), in a statement after the lock's: one statement
-// both waiting for a queueing's lock and giving up the deliveries missed the message that
-// queueing added, left pending on a disabled endpoint and sent first after an enable.
-func disable(ctx context.Context, conn *pgxpool.Conn, endpoint int64, why string) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+// disable disables endpoint, failing since failingSince, and gives up its deliveries not yet
+// made, once it holds the endpoint's row (webhook_head_lock.sql), in a statement after the
+// lock's: one statement both waiting for a queueing's lock and giving up the deliveries
+// missed the message that queueing added, left pending on a disabled endpoint and sent
+// first after an enable. It says whether it disabled the endpoint: not when an admin
+// enabled it since its failure was recorded (the failing_since read is gone).
+func disable(ctx context.Context, conn *pgxpool.Conn, endpoint int64, why string, failingSince time.Time) (bool, error) {
+	disabled := false
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, webhook.SQL(templates.WebhookHeadLock), endpoint); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, webhook.SQL(templates.WebhookDisable), endpoint, why)
+		var id int64
+		err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookDisable), endpoint, why, failingSince).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		disabled = err == nil
 		return err
 	})
+	return disabled, err
 }
 
 // pendingLocked locks endpoint's row and then says whether it has a delivery to make, in
@@ -267,12 +276,16 @@ func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64,
 	log := w.q.opts.Logger.With("endpoint", endpoint, "webhook_id", d.messageID, "attempt", d.attempts+1, "reason", reason)
 	if now.Sub(failingSince) >= cfg.DisableAfter {
 		why := "failing since " + failingSince.UTC().Format(time.RFC3339)
-		if err := disable(ctx, conn, endpoint, why); err != nil {
+		disabled, err := disable(ctx, conn, endpoint, why, failingSince)
+		if err != nil {
 			return false, fmt.Errorf("disable a webhook endpoint: %w", err)
 		}
-		w.q.opts.Metrics.disabled.Inc()
-		log.Warn("webhook endpoint disabled: its deliveries have failed for webhooks.disable_after", "failing_since", failingSince)
-		return false, nil
+		if disabled {
+			w.q.opts.Metrics.disabled.Inc()
+			log.Warn("webhook endpoint disabled: its deliveries have failed for webhooks.disable_after", "failing_since", failingSince)
+			return false, nil
+		}
+		// Enabled again by an admin meanwhile: an ordinary failure, retried below.
 	}
 	if giveUp {
 		log.Warn("webhook delivery given up after webhooks.retry_for")
