@@ -129,7 +129,7 @@ func (w *worker) head(ctx context.Context, conn *pgxpool.Conn, id int64) (delive
 func disable(ctx context.Context, conn *pgxpool.Conn, endpoint int64, why string, failingSince time.Time) (bool, error) {
 	disabled := false
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, webhook.SQL(templates.WebhookHeadLock), endpoint); err != nil {
+		if exists, err := lockEndpoint(ctx, tx, endpoint); err != nil || !exists {
 			return err
 		}
 		var id int64
@@ -148,22 +148,27 @@ func disable(ctx context.Context, conn *pgxpool.Conn, endpoint int64, why string
 // message whose queueing held the lock was not seen, the job ended, and the message waited
 // for the next change. A removed endpoint has none.
 func pendingLocked(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error) {
-	var id int64
-	err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookHeadLock), endpoint).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
+	if exists, err := lockEndpoint(ctx, tx, endpoint); err != nil || !exists {
 		return false, err
 	}
 	rows, err := tx.Query(ctx, webhook.SQL(templates.WebhookHead), endpoint)
 	if err != nil {
 		return false, err
 	}
-	defer rows.Close()
 	pending := rows.Next()
 	rows.Close()
 	return pending, rows.Err()
+}
+
+// lockEndpoint locks endpoint's row for the rest of tx (webhook_head_lock.sql); false when
+// the endpoint is gone.
+func lockEndpoint(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error) {
+	var id int64
+	err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookHeadLock), endpoint).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // finish completes the job if the endpoint has nothing left to deliver, in a transaction
