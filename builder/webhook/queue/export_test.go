@@ -1,7 +1,7 @@
 package queue
 
-// PendingLocked is pendingLocked, for TestJobSeesAMessageQueuedWhileItEnds.
-var PendingLocked = pendingLocked
+// Ending is ending, for TestJobSeesAMessageQueuedWhileItEnds.
+var Ending = ending
 
 // Disable is disable, for TestDisableGivesUpAMessageQueuedMeanwhile.
 var Disable = disable

@@ -14,25 +14,47 @@ import (
 	"github.com/trainingco/catalogue/templates"
 )
 
-// TestJobSeesAMessageQueuedWhileItEnds: the job ending (pendingLocked, in its finish) waits
-// for the lock a queueing holds, and then sees its message, so the job goes on and delivers
+// TestJobSeesAMessageQueuedWhileItEnds: the job ending (ending, in its finish) waits for
+// the lock a queueing holds, and then sees its message, so the job goes on and delivers
 // it. Asked in the locking statement, the question was answered from before the queueing
 // committed: the job ended, River had skipped the queueing's job as a duplicate of the
 // running one, and the message waited for the next change (a CI run's flake of
 // TestGivesUpThenDisables: "the healthy endpoint's fifth: not within 15s").
 func TestJobSeesAMessageQueuedWhileItEnds(t *testing.T) {
 	dbURL, pool, id := queueingRace(t)
-	var pending bool
-	whileQueueing(t, dbURL, pool, func(ctx context.Context) error {
+	if ends := endsWhileQueueing(t, dbURL, pool, id, 0); ends {
+		t.Error("the job ending after the queueing committed found nothing pending: the message would wait for the next change")
+	}
+}
+
+// TestJobSeesAnEnableWhileItEnds: a job that found its endpoint disabled ends only under
+// the endpoint's lock, so an admin's enable and a message queued since are seen, and the
+// job goes on to deliver it. It ended on what it had read before the lock: River had
+// skipped the queueing's job as a duplicate of the running one, and the message waited
+// for the next change (found by a read-only concurrency review).
+func TestJobSeesAnEnableWhileItEnds(t *testing.T) {
+	dbURL, pool, id := queueingRace(t)
+	if _, err := pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'test' WHERE id = $1", id); err != nil {
+		t.Fatal(err)
+	}
+	if ends := endsWhileQueueing(t, dbURL, pool, id, id); ends {
+		t.Error("the job ending after an enable and a queueing committed ended: the message would wait for the next change")
+	}
+}
+
+// endsWhileQueueing asks whether endpoint id's job ends (queue.Ending) while a queueing
+// holds its row, having enabled endpoint enable first unless it is 0 (whileQueueing).
+func endsWhileQueueing(t *testing.T, dbURL string, pool *pgxpool.Pool, id, enable int64) bool {
+	t.Helper()
+	var ends bool
+	whileQueueing(t, dbURL, pool, enable, func(ctx context.Context) error {
 		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			var err error
-			pending, err = queue.PendingLocked(ctx, tx, id)
+			ends, err = queue.Ending(ctx, tx, id)
 			return err
 		})
 	})
-	if !pending {
-		t.Error("the job ending after the queueing committed found nothing pending: the message would wait for the next change")
-	}
+	return ends
 }
 
 // TestDisableGivesUpAMessageQueuedMeanwhile: disabling an endpoint waits for the lock a
@@ -43,7 +65,7 @@ func TestJobSeesAMessageQueuedWhileItEnds(t *testing.T) {
 func TestDisableGivesUpAMessageQueuedMeanwhile(t *testing.T) {
 	dbURL, pool, id := queueingRace(t)
 	since := failing(t, pool, id)
-	whileQueueing(t, dbURL, pool, func(ctx context.Context) error {
+	whileQueueing(t, dbURL, pool, 0, func(ctx context.Context) error {
 		conn, err := pool.Acquire(ctx)
 		if err != nil {
 			return err
@@ -113,8 +135,9 @@ func queueingRace(t *testing.T) (string, *pgxpool.Pool, int64) {
 
 // whileQueueing runs action while a queueing holds the endpoints' rows (webhook_enqueue.sql,
 // its message added, not committed), commits the queueing once action waits for a lock,
-// and returns when action has.
-func whileQueueing(t *testing.T, dbURL string, pool *pgxpool.Pool, action func(context.Context) error) {
+// and returns when action has. Unless enable is 0, the queueing's transaction first enables
+// that endpoint (webhook_enable.sql), as an admin's enable committed just before would.
+func whileQueueing(t *testing.T, dbURL string, pool *pgxpool.Pool, enable int64, action func(context.Context) error) {
 	t.Helper()
 	ctx := context.Background()
 	queueing, err := pool.Begin(ctx)
@@ -122,6 +145,11 @@ func whileQueueing(t *testing.T, dbURL string, pool *pgxpool.Pool, action func(c
 		t.Fatal(err)
 	}
 	defer func() { _ = queueing.Rollback(ctx) }() // after the commit, a no-op
+	if enable != 0 {
+		if _, err := queueing.Exec(ctx, webhook.SQL(templates.WebhookEnable), enable); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := queueing.Exec(ctx, webhook.SQL(templates.WebhookEnqueue), "msg_1", webhook.TypeChanged, `{}`, "s", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -77,15 +77,15 @@ func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
 func (w *worker) step(ctx context.Context, conn *pgxpool.Conn, job *river.Job[deliverArgs], until time.Time) (bool, error) {
 	id := job.Args.Endpoint
 	ep, err := webhook.Load(ctx, conn, id)
-	if errors.Is(err, webhook.ErrNotFound) || (err == nil && ep.Disabled) {
-		return false, nil // removed, or disabled with its deliveries given up
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, webhook.ErrNotFound) {
 		return false, err
 	}
-	d, ok, err := w.head(ctx, conn, id)
-	if err != nil {
-		return false, err
+	var d delivery
+	ok := false // removed, disabled or nothing to deliver: finish decides under the lock
+	if err == nil && !ep.Disabled {
+		if d, ok, err = w.head(ctx, conn, id); err != nil {
+			return false, err
+		}
 	}
 	if !ok {
 		done, err := w.finish(ctx, conn, job)
@@ -143,13 +143,19 @@ func disable(ctx context.Context, conn *pgxpool.Conn, endpoint int64, why string
 	return disabled, err
 }
 
-// pendingLocked locks endpoint's row and then says whether it has a delivery to make, in
-// two statements (webhook_head_lock.sql says why): asked in the locking statement, a
-// message whose queueing held the lock was not seen, the job ended, and the message waited
-// for the next change. A removed endpoint has none.
-func pendingLocked(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error) {
+// ending says whether endpoint's job ends: when the endpoint is gone, disabled, or has no
+// delivery to make. It locks the endpoint's row first, then asks in statements of their
+// own (webhook_head_lock.sql says why): asked in the locking statement, a message whose
+// queueing held the lock was not seen, the job ended, and the message waited for the next
+// change; asked before the lock, an endpoint an admin enabled and a change queued for
+// while the job ended had the same fate.
+func ending(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error) {
 	if exists, err := lockEndpoint(ctx, tx, endpoint); err != nil || !exists {
-		return false, err
+		return true, err
+	}
+	ep, err := webhook.Load(ctx, tx, endpoint)
+	if err != nil || ep.Disabled {
+		return true, err
 	}
 	rows, err := tx.Query(ctx, webhook.SQL(templates.WebhookHead), endpoint)
 	if err != nil {
@@ -157,7 +163,7 @@ func pendingLocked(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error)
 	}
 	pending := rows.Next()
 	rows.Close()
-	return pending, rows.Err()
+	return !pending, rows.Err()
 }
 
 // lockEndpoint locks endpoint's row for the rest of tx (webhook_head_lock.sql); false when
@@ -171,14 +177,14 @@ func lockEndpoint(ctx context.Context, tx pgx.Tx, endpoint int64) (bool, error) 
 	return err == nil, err
 }
 
-// finish completes the job if the endpoint has nothing left to deliver, in a transaction
-// holding the endpoint's row (webhook_head_lock.sql), so that a message queued meanwhile
-// is either seen here or queues a new job. It says whether the job is done.
+// finish completes the job if it ends (ending), in a transaction holding the endpoint's
+// row (webhook_head_lock.sql), so that a message queued meanwhile is either seen here or
+// queues a new job. It says whether the job is done.
 func (w *worker) finish(ctx context.Context, conn *pgxpool.Conn, job *river.Job[deliverArgs]) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		pending, err := pendingLocked(ctx, tx, job.Args.Endpoint)
-		if err != nil || pending {
+		ends, err := ending(ctx, tx, job.Args.Endpoint)
+		if err != nil || !ends {
 			return err
 		}
 		done = true
@@ -288,7 +294,7 @@ func (w *worker) failed(ctx context.Context, conn *pgxpool.Conn, endpoint int64,
 		if disabled {
 			w.q.opts.Metrics.disabled.Inc()
 			log.Warn("webhook endpoint disabled: its deliveries have failed for webhooks.disable_after", "failing_since", failingSince)
-			return false, nil
+			return true, nil // the next step ends the job, under the endpoint's lock
 		}
 		// Enabled again by an admin meanwhile: an ordinary failure, retried below.
 	}
