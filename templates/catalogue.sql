@@ -50,6 +50,17 @@ BEGIN
     RETURN NULL;
 END
 $$;
+-- The trigger runs for whoever writes courses or classes: the provider's application, whose
+-- role may write those tables and nothing of the catalogue's. It writes
+-- catalogue_search_changes with its owner's rights instead (SECURITY DEFINER), its
+-- search_path pinned to this schema with pg_temp last, so that no caller's temporary table
+-- stands in for it. CREATE OR REPLACE above resets both, so they are set on every migrate.
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION catalogue_search_changed() SECURITY DEFINER SET search_path = %I, pg_temp',
+                   current_schema());
+END
+$$;
 -- catalogue_feeds: which of the provider's tables feed which mapped name (see mapping.sql).
 CREATE TABLE IF NOT EXISTS catalogue_feeds (
     source     TEXT PRIMARY KEY,

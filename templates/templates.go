@@ -52,6 +52,7 @@ const (
 	Catalogue      = "catalogue.sql"       // api_tokens, the search's version, catalogue_feeds (always embedded)
 	SearchTriggers = "search_triggers.sql" // the search's version triggers on the feeds of courses and classes (always embedded)
 	SchemaObjects  = "schema_objects.sql"  // the schema's tables, columns, views, functions, triggers, indexes (always embedded)
+	ViewGrants     = "view_grants.sql"     // the grants on the catalogue_* views, as statements that give them back (always embedded)
 )
 
 // Names of the templates of the admin commands (builder token, builder seed). They work on
@@ -107,6 +108,7 @@ var embeddedOnly = map[string]string{
 	Notify:                  "the triggers follow catalogue_feeds, which mapping.sql fills",
 	NotifyDrop:              "the triggers follow catalogue_feeds, which mapping.sql fills",
 	SchemaObjects:           "it reads PostgreSQL's catalog, not the provider's tables",
+	ViewGrants:              "it reads PostgreSQL's catalog, not the provider's tables",
 	WALInsertLSN:            "it reads PostgreSQL's WAL position, not the provider's tables",
 	ReplayLSN:               "it reads PostgreSQL's WAL position, not the provider's tables",
 	"builder_lock.sql":      "the builder's lock is PostgreSQL's advisory lock, not the provider's tables",

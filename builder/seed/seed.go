@@ -47,13 +47,26 @@ var ErrNotEmpty = errors.New("the database already holds catalogue data")
 // and the triggers on the tables it names: the search's version triggers, and the
 // change-capture triggers of freshness (notify.sql) when notify is set or their removal
 // (notify_drop.sql) when it is not (templates.Set.Migration). Every statement is
-// idempotent, so running it on a migrated database changes nothing. The statements run as
-// one implicit transaction: a failure leaves the database as it was.
+// idempotent, so running it on a migrated database changes nothing: the grants on the
+// catalogue_* views, which mapping.sql drops and creates, are given back
+// (templates.ViewGrants). It runs as one transaction: a failure leaves the database as it was.
 func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set, notify bool) error {
-	if _, err := conn.Exec(ctx, tpl.Migration(notify)); err != nil {
-		return fmt.Errorf("apply %s, %s and the triggers: %w", templates.Catalogue, templates.Mapping, err)
-	}
-	return nil
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, tpl.SQL(templates.ViewGrants))
+		grants, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("read the grants on the catalogue_* views: %w", err)
+		}
+		if _, err := tx.Exec(ctx, tpl.Migration(notify)); err != nil {
+			return fmt.Errorf("apply %s, %s and the triggers: %w", templates.Catalogue, templates.Mapping, err)
+		}
+		for _, g := range grants {
+			if _, err := tx.Exec(ctx, g); err != nil {
+				return fmt.Errorf("give back a grant on a view (%s): %w", g, err)
+			}
+		}
+		return nil
+	})
 }
 
 // Seed fills courses, locations, rooms, classes and registrations with generated data in one

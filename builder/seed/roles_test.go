@@ -1,0 +1,93 @@
+package seed
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/trainingco/catalogue/scripts/testkit"
+	"github.com/trainingco/catalogue/templates"
+)
+
+// TestMigrateKeepsTheViewsGrants: config/OPERATIONS.md grants the edge and the builder
+// SELECT on the catalogue_* views after builder migrate, and an upgrade runs migrate
+// again. mapping.sql drops and creates the views, which took the grants away: every
+// search and every build failed with "permission denied for view" after the first
+// upgrade (found by an operator's review).
+func TestMigrateKeepsTheViewsGrants(t *testing.T) {
+	ctx := context.Background()
+	dbURL := testkit.NewDatabase(t)
+	conn := testkit.Connect(t, dbURL)
+	migrate(t, conn)
+	role := newRole(t, dbURL, "seed_reader")
+	if _, err := conn.Exec(ctx, "GRANT SELECT ON catalogue_classes, catalogue_rooms TO "+role); err != nil {
+		t.Fatal(err)
+	}
+	migrate(t, conn)
+	for view, want := range map[string]bool{"catalogue_classes": true, "catalogue_rooms": true, "catalogue_courses": false} {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT has_table_privilege($1, $2, 'SELECT')", role, view).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("after a second migrate, %s may read %s: %t, want %t", role, view, got, want)
+		}
+	}
+}
+
+// TestTriggersRunForTheApplicationsRole: the provider's application writes courses and
+// classes with a role that may write those tables and nothing of the catalogue's
+// (OPERATIONS.md has the owner role own them). The search trigger wrote
+// catalogue_search_changes with the writer's rights: every such write failed with
+// "permission denied for table catalogue_search_changes" once builder migrate had run
+// (found by an operator's review). The change-capture triggers are on too.
+func TestTriggersRunForTheApplicationsRole(t *testing.T) {
+	ctx := context.Background()
+	dbURL := testkit.NewDatabase(t)
+	conn := testkit.Connect(t, dbURL)
+	migrate(t, conn)
+	role := newRole(t, dbURL, "seed_app")
+	if _, err := conn.Exec(ctx, "GRANT SELECT, INSERT, UPDATE, DELETE ON courses, classes TO "+role+
+		"; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO "+role); err != nil {
+		t.Fatal(err)
+	}
+	var version int64
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO courses (name, type) VALUES ('Intro to Python', 'Online')"); err != nil {
+			return fmt.Errorf("insert a course: %w", err)
+		}
+		_, err := tx.Exec(ctx, "UPDATE courses SET is_public = NOT is_public")
+		return err
+	})
+	if err == nil {
+		err = conn.QueryRow(ctx, "SELECT version FROM catalogue_search_version").Scan(&version)
+	}
+	if err != nil || version != 2 {
+		t.Errorf("the application's role writing courses: %v, search version %d; want no error and 2 statements counted", err, version)
+	}
+}
+
+func migrate(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	if err := Migrate(context.Background(), conn, templates.MustDefault(), true); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+}
+
+// newRole creates a role named from prefix, granted USAGE on the schema public of dbURL's
+// database, and drops it (with its grants there) when the test ends: roles belong to the
+// whole cluster.
+func newRole(t *testing.T, dbURL, prefix string) string {
+	t.Helper()
+	role := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano())
+	testkit.Exec(t, dbURL, "CREATE ROLE "+role)
+	t.Cleanup(func() { testkit.Exec(t, dbURL, "DROP OWNED BY "+role+"; DROP ROLE "+role) })
+	testkit.Exec(t, dbURL, "GRANT USAGE ON SCHEMA public TO "+role)
+	return role
+}
