@@ -157,6 +157,9 @@ func TestFinds(t *testing.T) {
 		{"an id that is not an integer", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
 			SELECT id::text AS id, name, type, description, is_public FROM courses`, nil,
 			"columns of catalogue_courses", "id is text, not an integer", "indexes"},
+		{"a fixed-width text (char(n))", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT id, name, type::char(20) AS type, description, is_public FROM courses`, nil,
+			"columns of catalogue_courses", "type is character, not text", "indexes"},
 		{"a missing mapped name", `DROP VIEW catalogue_rooms`, nil,
 			"columns of catalogue_rooms", "catalogue_rooms does not exist", "indexes"},
 		{"a table missing from the feeds", `DELETE FROM catalogue_feeds WHERE kind = 'registrations'`, nil,
@@ -368,5 +371,32 @@ func TestUUIDIdFix(t *testing.T) {
 	want := "id: a uuid cannot be cast to an integer: map an integer key of the row instead"
 	if c == nil || c.OK || !strings.Contains(c.Detail, "id is uuid, not an integer") || !strings.Contains(c.Fix, want) {
 		t.Errorf("columns of catalogue_courses = %+v, want failed on the uuid id with a fix holding %q", c, want)
+	}
+}
+
+// TestFixedWidthFix: a char(n) column's fix drops the padding the builder would publish
+// ("Online              " is none of the course types): mapped as its fix says, the view
+// passes and gives the values unpadded.
+func TestFixedWidthFix(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+		SELECT id, name, type::char(20) AS type, description, is_public FROM courses`)
+	c := find(run(t, o), "columns of catalogue_courses")
+	want := "type: a char(n) value is padded with blanks to n characters, which would be published: map it as col::text"
+	if c == nil || c.OK || !strings.Contains(c.Fix, want) {
+		t.Fatalf("columns of catalogue_courses = %+v, want failed with a fix holding %q", c, want)
+	}
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+		SELECT id, name, type::char(20)::text AS type, description, is_public FROM courses`)
+	if c := find(run(t, o), "columns of catalogue_courses"); c == nil || !c.OK {
+		t.Errorf("mapped as col::text: %+v, want passed", c)
+	}
+	var got string
+	conn := testkit.Connect(t, o.PrimaryURL)
+	if err := conn.QueryRow(context.Background(), `SELECT type FROM catalogue_courses WHERE id = 1`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "Online" {
+		t.Errorf("mapped as col::text, course 1's type is %q, want %q", got, "Online")
 	}
 }

@@ -23,7 +23,10 @@ var (
 		"cast it in the mapping (col::bigint); a numeric price in whole units: round(col)::integer"}
 	date = kind{"a date", []string{"date"},
 		"a timestamp is not a date: map it as (col AT TIME ZONE 'the provider''s zone')::date"}
-	text = kind{"text", []string{"text", "character varying", "character"}, "cast it in the mapping (col::text)"}
+	// Not character (char(n)): its values come padded with blanks to n, and the builder would
+	// publish them so ("Online    " is none of the course types), though type::text, as the
+	// course types check reads it, drops them.
+	text = kind{"text", []string{"text", "character varying"}, "cast it in the mapping (col::text)"}
 	flag = kind{"a boolean", []string{"boolean"},
 		"map it as a condition, such as (status = 'published' AND deleted_at IS NULL)"}
 )
@@ -101,12 +104,7 @@ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel
 			missing = append(missing, col.name)
 		case !slices.Contains(col.kind.types, typ):
 			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", col.name, typ, col.kind.name))
-			fix := col.kind.fix
-			if typ == "uuid" && col.kind.name == integer.name {
-				// PostgreSQL has no cast from uuid to an integer.
-				fix = "a uuid cannot be cast to an integer: map an integer key of the row instead (add a bigint identity column to the table if it has none)"
-			}
-			fixes = append(fixes, col.name+": "+fix)
+			fixes = append(fixes, col.name+": "+typeFix(col.kind, typ))
 		}
 	}
 	if len(missing) > 0 {
@@ -119,6 +117,18 @@ WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, rel
 	}
 	c.OK, c.Detail = true, fmt.Sprintf("%d columns as the contract needs them", len(rel.columns))
 	return c
+}
+
+// typeFix says how to map a column of type typ into k, where "cast it" is not the answer.
+func typeFix(k kind, typ string) string {
+	switch {
+	case typ == "uuid" && k.name == integer.name:
+		// PostgreSQL has no cast from uuid to an integer.
+		return "a uuid cannot be cast to an integer: map an integer key of the row instead (add a bigint identity column to the table if it has none)"
+	case typ == "character" && k.name == text.name:
+		return "a char(n) value is padded with blanks to n characters, which would be published: map it as col::text (or rtrim(col)), which drops them"
+	}
+	return k.fix
 }
 
 // checkTypeValues checks that every course's type is one the contract knows.
