@@ -825,14 +825,14 @@ type ClientInterface interface {
 
 	// ClassFeed RPDE feed of every public class: mirror the catalogue and follow its changes
 	//
-	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 	//
 	// Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
 	ClassFeed(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CourseFeed RPDE feed of every public course: mirror the catalogue and follow its changes
 	//
-	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 	//
 	// Corresponds with GET /public/feeds/courses (the `CourseFeed` operationId).
 	CourseFeed(ctx context.Context, params *CourseFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -949,7 +949,7 @@ func (c *Client) ListCourses(ctx context.Context, params *ListCoursesParams, req
 
 // ClassFeed RPDE feed of every public class: mirror the catalogue and follow its changes
 //
-// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 //
 // Corresponds with GET /public/feeds/classes (the `ClassFeed` operationId).
 func (c *Client) ClassFeed(ctx context.Context, params *ClassFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -966,7 +966,7 @@ func (c *Client) ClassFeed(ctx context.Context, params *ClassFeedParams, reqEdit
 
 // CourseFeed RPDE feed of every public course: mirror the catalogue and follow its changes
 //
-// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 //
 // Corresponds with GET /public/feeds/courses (the `CourseFeed` operationId).
 func (c *Client) CourseFeed(ctx context.Context, params *CourseFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1629,7 +1629,7 @@ type ClientWithResponsesInterface interface {
 
 	// ClassFeedWithResponse RPDE feed of every public class: mirror the catalogue and follow its changes
 	//
-	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1638,7 +1638,7 @@ type ClientWithResponsesInterface interface {
 
 	// CourseFeedWithResponse RPDE feed of every public course: mirror the catalogue and follow its changes
 	//
-	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+	// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2978,7 +2978,7 @@ func (c *ClientWithResponses) ListCoursesWithResponse(ctx context.Context, param
 
 // ClassFeedWithResponse RPDE feed of every public class: mirror the catalogue and follow its changes
 //
-// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public class appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2993,7 +2993,7 @@ func (c *ClientWithResponses) ClassFeedWithResponse(ctx context.Context, params 
 
 // CourseFeedWithResponse RPDE feed of every public course: mirror the catalogue and follow its changes
 //
-// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store.
+// An RPDE 1.0 feed (Realtime Paged Data Exchange, https://www.openactive.io/realtime-paged-data-exchange/) ordered by incrementing unique change number. Each public course appears once, at its latest change: `updated` with `data`, the exact document of the single read, or `deleted` (no data) once it is removed or no longer public, for feeds.retention (7 days by default). Start without afterChangeNumber, follow `next` until a page has no items, then poll that last page's `next`. Change numbers never go backwards, not even after a rollback or a rebuilt store; after the provider rebuilds its store from empty, make your copy again from the start (the guide's *Feeds: everything that changed* says how).
 //
 // Returns a wrapper object for the known response body format(s).
 //
