@@ -400,3 +400,29 @@ func TestFixedWidthFix(t *testing.T) {
 		t.Errorf("mapped as col::text, course 1's type is %q, want %q", got, "Online")
 	}
 }
+
+// TestMixedCaseTables: tables whose names need quoting ("Course") are explained like any
+// other: their sizes were looked up unquoted, so "Course" was looked for as course, and
+// every query reading it failed with "EXPLAIN failed: no rows in result set" though the
+// build works. courses is read whole by the search, registrations without its indexes too.
+func TestMixedCaseTables(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE courses RENAME TO "Course";
+		UPDATE catalogue_feeds SET source = '"Course"' WHERE source = 'courses'`)
+	r := run(t, o)
+	var out bytes.Buffer
+	_ = r.WriteText(&out)
+	if !r.OK {
+		t.Errorf("a table named \"Course\" fails:\n%s", out.String())
+	}
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE registrations RENAME TO "Registrations";
+		UPDATE catalogue_feeds SET source = '"Registrations"' WHERE source = 'registrations';
+		DROP INDEX registrations_student_idx, registrations_class_idx`)
+	r = run(t, o)
+	out.Reset()
+	_ = r.WriteText(&out)
+	want := `sequential scan of "Registrations" (400 rows)`
+	if c := find(r, "indexes for a signed-in student's class read (student.sql)"); c == nil || c.OK || c.Detail != want {
+		t.Errorf("\"Registrations\" without its indexes: want the student.sql check failed with %q:\n%s", want, out.String())
+	}
+}

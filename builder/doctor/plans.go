@@ -97,29 +97,39 @@ func seqScans(ctx context.Context, conn *pgx.Conn, sql string, args []any) ([]sc
 	if err := json.Unmarshal(raw, &plans); err != nil {
 		return nil, fmt.Errorf("read the plan: %w", err)
 	}
-	var tables []string
+	var tables []pgx.Identifier
 	for _, p := range plans {
 		p.Plan.walk(func(n *node) {
-			if n.NodeType == "Seq Scan" && !slices.Contains(tables, n.Schema+"."+n.Relation) {
-				tables = append(tables, n.Schema+"."+n.Relation)
+			t := pgx.Identifier{n.Schema, n.Relation}
+			if n.NodeType == "Seq Scan" && !slices.ContainsFunc(tables, func(u pgx.Identifier) bool { return slices.Equal(t, u) }) {
+				tables = append(tables, t)
 			}
 		})
 	}
-	var out []scan
+	out := make([]scan, 0, len(tables))
 	for _, t := range tables {
-		// reltuples is -1 for a table never analyzed: count it then (doctor runs once).
-		var rows float64
-		if err := tx.QueryRow(ctx, `SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass($1)`, t).Scan(&rows); err != nil {
+		s, err := tableSize(ctx, tx, t)
+		if err != nil {
 			return nil, err
 		}
-		if rows < 0 {
-			if err := tx.QueryRow(ctx, "SELECT count(*)::float8 FROM "+pgx.Identifier(strings.Split(t, ".")).Sanitize()).Scan(&rows); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, scan{strings.TrimPrefix(t, "public."), rows})
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// tableSize returns the table t as SQL names it (quoted where it must be, without a schema
+// on the search path) and its rows. t is quoted before to_regclass reads it: unquoted, a
+// table "Course" would be looked for as course.
+func tableSize(ctx context.Context, tx pgx.Tx, t pgx.Identifier) (scan, error) {
+	var s scan
+	err := tx.QueryRow(ctx, `SELECT oid::regclass::text, reltuples::float8 FROM pg_class WHERE oid = to_regclass($1)`,
+		t.Sanitize()).Scan(&s.table, &s.rows)
+	if err != nil || s.rows >= 0 {
+		return s, err
+	}
+	// reltuples is -1 for a table never analyzed: count it then (doctor runs once).
+	err = tx.QueryRow(ctx, "SELECT count(*)::float8 FROM "+t.Sanitize()).Scan(&s.rows)
+	return s, err
 }
 
 // node is a node of EXPLAIN's JSON plan, with the fields read here.
