@@ -20,6 +20,9 @@ type Snapshot struct {
 type Status struct {
 	Current     *Snapshot // nil when nothing is published yet
 	PublishedAt time.Time // when the pointer was last written
+	// Bytes is the sum of the current snapshot's documents, the figure an edge's memory
+	// is sized from (config/OPERATIONS.md); a run reports only the bytes it stored.
+	Bytes int64
 	Kept        []Snapshot
 	// LastChange is the newest kept snapshot built for change notifications, nil when
 	// none is kept.
@@ -62,6 +65,15 @@ func (p *Publisher) Status(ctx context.Context) (Status, error) {
 	}
 	if ptr.ID != "" && st.Current == nil {
 		return st, fmt.Errorf("the pointer names snapshot %s, whose manifest is missing", ptr.ID)
+	}
+	if st.Current != nil {
+		m, err := snapshot.ReadManifest(ctx, p.Store, ptr.ID)
+		if err != nil {
+			return st, err
+		}
+		for _, e := range m.Documents {
+			st.Bytes += e.Size
+		}
 	}
 	return st, nil
 }

@@ -117,7 +117,7 @@ func printStatus(e *env, storeURL string, st publish.Status, now time.Time) {
 	fmt.Fprintf(e.stdout, "  built at:     %s (%s ago)\n", c.BuiltAt.Format(time.RFC3339), now.Sub(c.BuiltAt).Round(time.Second))
 	fmt.Fprintf(e.stdout, "  published at: %s\n", st.PublishedAt.Format(time.RFC3339))
 	fmt.Fprintf(e.stdout, "  today:        %s (%s)\n", c.Today, c.Timezone)
-	fmt.Fprintf(e.stdout, "  documents:    %d (%d courses, %d classes)\n", c.Counts.Documents, c.Counts.Courses, c.Counts.Classes)
+	fmt.Fprintf(e.stdout, "  documents:    %d (%d courses, %d classes), %d bytes\n", c.Counts.Documents, c.Counts.Courses, c.Counts.Classes, st.Bytes)
 	if c.Build != nil {
 		fmt.Fprintf(e.stdout, "  build:        %s\n", describeBuild(c.Build))
 	}
