@@ -20,7 +20,8 @@ const (
 
 // exampleHeader opens the example file.
 const exampleHeader = `# catalogue.example.yaml: every configuration key of the Public Catalogue API, with its
-# default. Both binaries read the same file: ` + "`builder --config FILE` and `edge --config FILE`" + `.
+# default. Both binaries read the same file: ` + "`builder COMMAND --config FILE`" + ` (the flag after
+# the command, as ` + "`builder serve --config FILE`" + `) and ` + "`edge --config FILE`" + `.
 #
 # Every key can also be set by an environment variable, CATALOGUE_ + the key in upper case
 # with "." as "_" (database.url is CATALOGUE_DATABASE_URL), and by a command's flags where it
