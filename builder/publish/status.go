@@ -20,10 +20,10 @@ type Snapshot struct {
 type Status struct {
 	Current     *Snapshot // nil when nothing is published yet
 	PublishedAt time.Time // when the pointer was last written
+	Kept        []Snapshot
 	// Bytes is the sum of the current snapshot's documents, the figure an edge's memory
 	// is sized from (config/OPERATIONS.md); a run reports only the bytes it stored.
 	Bytes int64
-	Kept        []Snapshot
 	// LastChange is the newest kept snapshot built for change notifications, nil when
 	// none is kept.
 	LastChange *Snapshot
