@@ -134,8 +134,10 @@ func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 
 // announce queues the catalogue.changed of a publication that changed a served document
 // (D41): a course or class, or only another (popular, a course list), with empty lists. A
-// failure is logged: the next change's message names the feeds' position before it, from
-// which a partner reads this change too.
+// failure is logged, and the change is never announced: the next change's message names the
+// feeds' position before that change, this publication's feed.last, already past this
+// change. The feeds hold it all the same: partners that read them from their own last
+// position on each message (as the partner's guide tells them) read it then.
 func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed time.Time) {
 	w := s.webhooks.Load()
 	if w == nil || res.SnapshotID == "" || !res.Changed() {
