@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/trainingco/catalogue/cmd/internal/docs"
+	"github.com/trainingco/catalogue/scripts/testkit"
 )
 
 // testGuideNode runs the partner's guide's Node.js lines that mirror the courses feed
@@ -25,7 +27,9 @@ func (f *fixture) testGuideNode(t *testing.T) {
 // limit, and returns what it printed: the copy it holds.
 func (f *fixture) runGuideNode(t *testing.T, token string, limit time.Duration) []byte {
 	t.Helper()
-	script := guideBlock(t, "### Mirroring the courses feed in Node", "```js") + "\nconsole.log(JSON.stringify(Object.fromEntries(copy)));\n"
+	const heading = "### Mirroring the courses feed in Node"
+	guideNamesFile(t, heading, "mirror.mjs")
+	script := guideBlock(t, heading, "```js") + "\nconsole.log(JSON.stringify(Object.fromEntries(copy)));\n"
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "mirror.mjs"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
@@ -51,6 +55,23 @@ func (f *fixture) runGuideNode(t *testing.T, token string, limit time.Duration) 
 		t.Fatalf("the guide's Node.js mirror: %v\n%s%s", err, out, stderr)
 	}
 	return out
+}
+
+// guideNamesFile fails t unless the guide's text under heading, before its code, names the
+// file its program is saved as, name, as the test runs it: the Node programs have top-level
+// awaits, which an ES module may have and mirror.js under CommonJS (Node 18's default, or
+// "type": "commonjs") may not. The guide said only "Node 18 or later".
+func guideNamesFile(t *testing.T, heading, name string) {
+	t.Helper()
+	guide, err := docs.ReadGuide(filepath.Join(testkit.RepoRoot(t), "edge", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(guide, "\n"+heading+"\n")
+	text, _, _ := strings.Cut(section, "\n```")
+	if !strings.Contains(text, "`"+name+"`") {
+		t.Errorf("the guide's %q does not name its program `%s`:\n%s", heading, name, text)
+	}
 }
 
 // checkNodeMirror checks the copy the guide's Node.js mirror printed: every course of the

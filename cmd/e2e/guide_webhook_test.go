@@ -46,6 +46,7 @@ func TestGuideWebhookReceiverGo(t *testing.T) {
 // (testReceiver).
 func TestGuideWebhookReceiverNode(t *testing.T) {
 	port := services.Port(t)
+	guideNamesFile(t, "### Receiving them in Node", "receiver.mjs")
 	program := guideBlock(t, "### Receiving them in Node", "```js")
 	if strings.Count(program, "app.listen(3000)") != 1 {
 		t.Fatalf("the guide's Node receiver no longer listens on 3000:\n%s", program)
