@@ -80,7 +80,7 @@ func TestHealthy(t *testing.T) {
 		t.Errorf("a healthy installation fails:\n%s", out.String())
 	}
 	for _, name := range []string{"primary database", "replica lag", "mapping on the replica", "store writable", "store pointer", "time zone",
-		"columns of catalogue_classes", "course types", "values the builder reads", "feeds", "triggers on registrations", "API tokens"} {
+		"columns of catalogue_classes", "course types", "values the builder reads", "ids", "feeds", "triggers on registrations", "API tokens"} {
 		if find(r, name) == nil {
 			t.Errorf("no check %q in:\n%s", name, out.String())
 		}
@@ -186,6 +186,19 @@ func TestFinds(t *testing.T) {
 		{"a mapping that repeats a registration", `DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
 			SELECT r.id, r.class_id, r.student_id, r.test_date FROM registrations r CROSS JOIN generate_series(1, 2)`, nil,
 			"values the builder reads", "catalogue_registrations: 400 ids on more than one row (each counted as a seat taken) (id 1 first)", "indexes"},
+		{"a public course with a NULL id", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT NULLIF(id, 2) AS id, name, type, description, is_public FROM courses`, nil,
+			"ids", "catalogue_courses: 1 courses with a NULL id", "indexes"},
+		{"two classes with a NULL id", `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+			SELECT CASE WHEN id IN (5, 6) THEN NULL ELSE id END AS id, course_id, room_id, start_date, end_date, schedule,
+			cost, seat_limit, down_payment, is_public FROM classes`, nil,
+			"ids", "catalogue_classes: 2 classes with a NULL id", "indexes"},
+		{"a class with a NULL course_id", `ALTER TABLE classes ALTER COLUMN course_id DROP NOT NULL;
+			UPDATE classes SET course_id = NULL WHERE id = 3`, nil,
+			"ids", "catalogue_classes: 1 classes with a NULL course_id", ""},
+		{"a nameless public course with a NULL id", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT NULLIF(id, 2) AS id, NULLIF(name, 'SQL') AS name, type, description, is_public FROM courses`, nil,
+			"values the builder reads", "catalogue_courses: 1 public courses without a name: a build", "ids"},
 		{"a view reading a table no feed names", `CREATE TABLE sites (id bigint PRIMARY KEY, town text);
 			DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
 			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.town AS city, l.state, l.zip, l.country

@@ -163,7 +163,8 @@ GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`, courseTypes)
 // provider's mapping need not (a self-paced class without an end date, a nullable price, a
 // join that repeats a room), and the build then fails on the first such row, after the
 // doctor said the columns were right. Each row of the query is a problem, with how many
-// rows have it and the smallest id among them.
+// rows have it and the smallest id among them (NULL when every one has a NULL id: those
+// are checkIDs' to report, and not repeated here).
 const servedValues = `
 WITH served AS (
   SELECT cl.* FROM catalogue_classes cl JOIN catalogue_courses co ON co.id = cl.course_id AND co.is_public
@@ -178,17 +179,17 @@ SELECT rel, what, n, first FROM (
   SELECT 3, 'catalogue_classes', 'public classes without a cost', count(*), min(id) FROM served WHERE cost IS NULL
   UNION ALL
   SELECT 4, 'catalogue_courses', 'ids on more than one row', count(*), min(id)
-  FROM (SELECT id FROM catalogue_courses GROUP BY id HAVING count(*) > 1) d
+  FROM (SELECT id FROM catalogue_courses WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1) d
   UNION ALL
   SELECT 5, 'catalogue_classes', 'ids on more than one row', count(*), min(id)
-  FROM (SELECT id FROM catalogue_classes GROUP BY id HAVING count(*) > 1) d
+  FROM (SELECT id FROM catalogue_classes WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1) d
   UNION ALL
   SELECT 6, 'catalogue_rooms', 'ids on more than one row', count(*), min(id)
-  FROM (SELECT id FROM catalogue_rooms GROUP BY id HAVING count(*) > 1) d
+  FROM (SELECT id FROM catalogue_rooms WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1) d
   UNION ALL
   -- A build does not fail on these: it counts each row as a seat taken.
   SELECT 7, 'catalogue_registrations', 'ids on more than one row (each counted as a seat taken)', count(*), min(id)
-  FROM (SELECT id FROM catalogue_registrations GROUP BY id HAVING count(*) > 1) d
+  FROM (SELECT id FROM catalogue_registrations WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1) d
 ) AS p(ord, rel, what, n, first)
 WHERE n > 0 ORDER BY ord`
 
@@ -197,9 +198,12 @@ func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "values the builder reads"}
 	bad, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
 		var rel, what string
-		var n, first int64
-		err := r.Scan(&rel, &what, &n, &first)
-		return fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, first), err
+		var n int64
+		var first *int64
+		if err := r.Scan(&rel, &what, &n, &first); err != nil || first == nil {
+			return fmt.Sprintf("%s: %d %s", rel, n, what), err
+		}
+		return fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, *first), nil
 	}, servedValues)
 	if err != nil {
 		c.Detail = "cannot read the mapping: " + err.Error()
