@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/trainingco/catalogue/builder/snapshot"
 )
 
 // TestGuideErrorTable holds the partner's guide's error table (openapi.json's
@@ -65,6 +68,75 @@ func TestGuideErrorTable(t *testing.T) {
 				t.Errorf("the guide lists %s for %d, which no request got", body, status)
 			}
 		}
+	}
+}
+
+// TestGuideWebhookSample holds the guide's sample delivery to one moment, by the rules that
+// make its values: the snapshot id is its build's start (snapshot.NewID); the message is
+// queued after the snapshot is published (its body's timestamp); each attempt is signed at
+// its own time (webhook-timestamp, Unix seconds), after the message is queued; the feeds'
+// position before the change is the previous publication's last change number, a wall
+// clock in microseconds that it waited out before its pointer (builder/publish/feed.go), so
+// before this build started (the hour and the minutes below bound the sample, not the
+// builder). The sample once sent its delivery 13 days after its message.
+func TestGuideWebhookSample(t *testing.T) {
+	_, section, _ := strings.Cut(guide(t), "\n## Webhooks: told when something changes\n")
+	_, sample, ok := strings.Cut(section, "\n```http\n")
+	sample, _, _ = strings.Cut(sample, "\n```")
+	head, body, _ := strings.Cut(sample, "\n\n")
+	if !ok || body == "" {
+		t.Fatalf("the guide's webhooks section has no sample delivery (an http block, headers and body):\n%s", sample)
+	}
+	var signed time.Time
+	for line := range strings.SplitSeq(head, "\n") {
+		if v, ok := strings.CutPrefix(line, "webhook-timestamp: "); ok {
+			sec, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("webhook-timestamp %q: %v", v, err)
+			}
+			signed = time.Unix(sec, 0).UTC()
+		}
+	}
+	var msg struct {
+		Timestamp string
+		Data      struct {
+			Snapshot string
+			Feeds    struct{ Courses, Classes string }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &msg); err != nil {
+		t.Fatalf("the sample's body: %v\n%s", err, body)
+	}
+	queued, err := time.Parse(time.RFC3339Nano, msg.Timestamp)
+	if err != nil {
+		t.Fatalf("the sample's timestamp: %v", err)
+	}
+	built, ok := snapshot.IDTime(msg.Data.Snapshot)
+	if !ok {
+		t.Fatalf("the sample's snapshot %q is not a snapshot id", msg.Data.Snapshot)
+	}
+	after := map[string]int64{}
+	for feed, u := range map[string]string{"courses": msg.Data.Feeds.Courses, "classes": msg.Data.Feeds.Classes} {
+		_, v, _ := strings.Cut(u, "?afterChangeNumber=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("the sample's %s feed %q: no afterChangeNumber: %v", feed, u, err)
+		}
+		after[feed] = n
+	}
+	if after["courses"] != after["classes"] {
+		t.Errorf("the sample's feeds are at %d and %d: one position before the change, for both", after["courses"], after["classes"])
+	}
+	position := time.UnixMicro(after["courses"]).UTC()
+	t.Logf("position %s, built %s, queued %s, signed %s", position.Format(time.RFC3339Nano), built.Format(time.RFC3339Nano), queued.Format(time.RFC3339Nano), signed)
+	if !position.Before(built) || built.Sub(position) > time.Hour {
+		t.Errorf("the feeds' position %d is %s: it should be within the hour before the build, %s", after["courses"], position, built)
+	}
+	if queued.Before(built) || queued.Sub(built) > time.Minute {
+		t.Errorf("the message was queued at %s: it should be within the minute after the build, %s", queued, built)
+	}
+	if signed.Before(queued.Truncate(time.Second)) || signed.Sub(queued) > time.Minute {
+		t.Errorf("webhook-timestamp %s: it should be within the minute after the message was queued, %s", signed, queued)
 	}
 }
 
