@@ -36,6 +36,7 @@ func TestGuideErrorTable(t *testing.T) {
 		{target: "/api/v2/public/nothing-here", auth: "token", status: 404},
 		{target: "/api/v2/public/courses", method: http.MethodPost, auth: "token", status: 405},
 		{target: "/api/v2/public/courses", server: srvLimited, auth: "token", status: 429},
+		{target: "/api/v2/public/popular", auth: "token", header: map[string]string{"X-Padding": strings.Repeat("p", 33<<10)}, status: 431}, // D46
 		{target: "/api/v2/public/classes?start=2027-01-31", auth: "token", status: 500},
 		{target: "/api/v2/public/classes?end=13-01-2027", auth: "token", status: 500},
 		{target: "/api/v2/public/classes?date=tomorrow", auth: "token", status: 500},
@@ -158,8 +159,8 @@ func guideErrorTable(t *testing.T) map[int]map[string]bool {
 			table[status][compactJSON([]byte(bm[1]))] = true
 		}
 	}
-	if len(table) < 7 {
-		t.Fatalf("the guide's error table has rows for %d statuses, want 400, 401, 404, 405, 429, 500 and 503", len(table))
+	if len(table) < 8 {
+		t.Fatalf("the guide's error table has rows for %d statuses, want 400, 401, 404, 405, 429, 431, 500 and 503", len(table))
 	}
 	return table
 }
