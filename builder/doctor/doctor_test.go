@@ -199,6 +199,11 @@ func TestFinds(t *testing.T) {
 		{"a nameless public course with a NULL id", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
 			SELECT NULLIF(id, 2) AS id, NULLIF(name, 'SQL') AS name, type, description, is_public FROM courses`, nil,
 			"values the builder reads", "catalogue_courses: 1 public courses without a name: a build", "ids"},
+		{"course ids below 1", `INSERT INTO courses (id, name, type, is_public) VALUES (0, 'Zero', 'Online', TRUE), (-5, 'Minus', 'Online', FALSE)`, nil,
+			"ids", "catalogue_courses: 2 courses with an id below 1, whose single read is 404 (D15) (id -5 first)", ""},
+		{"a class id above 2^53-1", `INSERT INTO classes (id, course_id, room_id, start_date, end_date, cost, seat_limit, is_public)
+			VALUES (9007199254740991, 1, 10, '2027-06-01', '2027-06-02', 100, 10, TRUE), (9007199254740992, 1, 10, '2027-06-01', '2027-06-02', 100, 10, TRUE)`, nil,
+			"ids", "catalogue_classes: 1 classes with an id above 2^53-1, which JavaScript reads inexactly (id 9007199254740992 first)", ""},
 		{"a view reading a table no feed names", `CREATE TABLE sites (id bigint PRIMARY KEY, town text);
 			DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
 			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.town AS city, l.state, l.zip, l.country

@@ -2,50 +2,68 @@ package doctor
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// badIDs finds the ids a build scans as integers that are NULL: a course's and a class's
-// id, and a class's course_id (classes.sql, search_index.sql, changes_classes.sql). One
-// fails the build ("cannot scan NULL into *int64") or the edge's search index, or a later
-// build on a change, which reads classes public or not. Every row is checked, not only the
-// public ones, as the uniqueness of ids is: a row turns public without the mapping
-// changing. A registration's class_id and a room's id are only joined on, never scanned, so
-// a NULL there takes no seat and assigns no room. Each row of the query is a problem, with
-// how many rows have it.
+// badIDs finds the ids of courses and classes a build cannot publish as the contract needs
+// them. Each row of the query is a problem, with how many rows have it and the smallest id
+// among them (NULL for NULL ids). Every row is checked, not only the public ones, as the
+// uniqueness of ids is: a row turns public without the mapping changing.
+//
+//   - NULL: a build scans a course's and a class's id and a class's course_id as integers
+//     (classes.sql, search_index.sql, and changes_classes.sql, which reads classes public or
+//     not), and fails on one ("cannot scan NULL into *int64"). A registration's class_id and
+//     a room's id are only joined on, never scanned: a NULL there takes no seat and assigns
+//     no room.
+//   - Below 1: path ids are positive integers (D15), so such a course or class is listed and
+//     searched but its single read answers 404, and it never enters the feeds (snapshot.FeedRoute
+//     takes no such route).
+//   - Above 2^53-1: ids are JSON integers outside the search (public-catalogue-api.md 2.1,
+//     2.2), and JavaScript reads none larger exactly. No decision bounds ids; D35 bounds the
+//     feeds' change numbers at 2^53-1 for that reason, and it holds for ids as much.
 const badIDs = `
-SELECT rel, what, n FROM (
-  SELECT 1, 'catalogue_courses', 'courses with a NULL id', count(*) FROM catalogue_courses WHERE id IS NULL
+SELECT rel, what, n, first FROM (
+  SELECT 1, 'catalogue_courses', 'courses with a NULL id, on which a build fails', count(*), NULL::bigint
+  FROM catalogue_courses WHERE id IS NULL
   UNION ALL
-  SELECT 2, 'catalogue_classes', 'classes with a NULL id', count(*) FROM catalogue_classes WHERE id IS NULL
+  SELECT 2, 'catalogue_classes', 'classes with a NULL id, on which a build fails', count(*), NULL
+  FROM catalogue_classes WHERE id IS NULL
   UNION ALL
-  SELECT 3, 'catalogue_classes', 'classes with a NULL course_id', count(*) FROM catalogue_classes WHERE course_id IS NULL
-) AS p(ord, rel, what, n)
+  SELECT 3, 'catalogue_classes', 'classes with a NULL course_id, on which a build fails', count(*), NULL
+  FROM catalogue_classes WHERE course_id IS NULL
+  UNION ALL
+  SELECT 4, 'catalogue_courses', 'courses with an id below 1, whose single read is 404 (D15)', count(*), min(id)
+  FROM catalogue_courses WHERE id < 1
+  UNION ALL
+  SELECT 5, 'catalogue_classes', 'classes with an id below 1, whose single read is 404 (D15)', count(*), min(id)
+  FROM catalogue_classes WHERE id < 1
+  UNION ALL
+  SELECT 6, 'catalogue_courses', 'courses with an id above 2^53-1, which JavaScript reads inexactly', count(*), min(id)
+  FROM catalogue_courses WHERE id > 9007199254740991
+  UNION ALL
+  SELECT 7, 'catalogue_classes', 'classes with an id above 2^53-1, which JavaScript reads inexactly', count(*), min(id)
+  FROM catalogue_classes WHERE id > 9007199254740991
+) AS p(ord, rel, what, n, first)
 WHERE n > 0 ORDER BY ord`
 
-// checkIDs checks that every id a build publishes can be read (badIDs).
+// checkIDs checks that every id of a course or class can be published (badIDs).
 func checkIDs(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "ids"}
-	bad, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
-		var rel, what string
-		var n int64
-		err := r.Scan(&rel, &what, &n)
-		return fmt.Sprintf("%s: %d %s", rel, n, what), err
-	}, badIDs)
+	bad, err := lines(ctx, conn, problem, badIDs)
 	if err != nil {
 		c.Detail = "cannot read the mapping: " + err.Error()
 		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
 		return c
 	}
 	if len(bad) > 0 {
-		c.Detail = strings.Join(bad, "; ") + ": a build would fail on them"
-		c.Fix = "in the mapping, give every course and class an id and every class its course_id: map the table's key " +
-			"(and the class's course key), or leave the rows without one out of the view (WHERE id IS NOT NULL)"
+		c.Detail = strings.Join(bad, "; ")
+		c.Fix = "in the mapping, give every course and class an id from 1 to 9007199254740991 (2^53-1) and every class its course_id: " +
+			"map a key of the table that is one (a bigint identity column, added if the table has none), " +
+			"or leave the other rows out of the view (WHERE id BETWEEN 1 AND 9007199254740991 AND course_id IS NOT NULL)"
 		return c
 	}
-	c.OK, c.Detail = true, "every course and class has an id, and every class a course_id"
+	c.OK, c.Detail = true, "every course and class has an id from 1 to 2^53-1, and every class a course_id"
 	return c
 }

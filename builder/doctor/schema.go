@@ -196,15 +196,7 @@ WHERE n > 0 ORDER BY ord`
 // checkServedValues checks that every row a build reads can be rendered (servedValues).
 func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "values the builder reads"}
-	bad, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
-		var rel, what string
-		var n int64
-		var first *int64
-		if err := r.Scan(&rel, &what, &n, &first); err != nil || first == nil {
-			return fmt.Sprintf("%s: %d %s", rel, n, what), err
-		}
-		return fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, *first), nil
-	}, servedValues)
+	bad, err := lines(ctx, conn, problem, servedValues)
 	if err != nil {
 		c.Detail = "cannot read the mapping: " + err.Error()
 		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
@@ -218,6 +210,18 @@ func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
 	}
 	c.OK, c.Detail = true, "every public course and class can be rendered; ids are unique"
 	return c
+}
+
+// problem reads a row of servedValues or badIDs: a view, a problem, how many rows have it
+// and the smallest id among them, NULL when every one has a NULL id.
+func problem(r pgx.CollectableRow) (string, error) {
+	var rel, what string
+	var n int64
+	var first *int64
+	if err := r.Scan(&rel, &what, &n, &first); err != nil || first == nil {
+		return fmt.Sprintf("%s: %d %s", rel, n, what), err
+	}
+	return fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, *first), nil
 }
 
 // checkTokens checks that at least one API token can call the edge.
