@@ -21,8 +21,8 @@ import (
 //     searched but its single read answers 404, and it never enters the feeds (snapshot.FeedRoute
 //     takes no such route).
 //   - Above 2^53-1: ids are JSON integers outside the search (public-catalogue-api.md 2.1,
-//     2.2), and JavaScript reads none larger exactly. No decision bounds ids; D35 bounds the
-//     feeds' change numbers at 2^53-1 for that reason, and it holds for ids as much.
+//     2.2), and JavaScript reads none larger exactly (D52, as D35 bounds the feeds' change
+//     numbers).
 const badIDs = `
 SELECT rel, what, n, first FROM (
   SELECT 1, 'catalogue_courses', 'courses with a NULL id, on which a build fails', count(*), NULL::bigint
