@@ -15,6 +15,7 @@ import (
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/scripts/testkit"
+	"github.com/trainingco/catalogue/templates"
 )
 
 // data is a small catalogue and one API token. With LargeTable at 100, a sequential scan of
@@ -80,7 +81,7 @@ func TestHealthy(t *testing.T) {
 		t.Errorf("a healthy installation fails:\n%s", out.String())
 	}
 	for _, name := range []string{"primary database", "replica lag", "mapping on the replica", "store writable", "store pointer", "time zone",
-		"columns of catalogue_classes", "course types", "values the builder reads", "ids", "feeds", "triggers on registrations", "API tokens"} {
+		"columns of catalogue_classes", "course types", "values the builder reads", "ids", "visibility", "feeds", "triggers on registrations", "API tokens"} {
 		if find(r, name) == nil {
 			t.Errorf("no check %q in:\n%s", name, out.String())
 		}
@@ -188,7 +189,7 @@ func TestFinds(t *testing.T) {
 			"values the builder reads", "catalogue_registrations: 400 ids on more than one row (each counted as a seat taken) (id 1 first)", "indexes"},
 		{"a public course with a NULL id", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
 			SELECT NULLIF(id, 2) AS id, name, type, description, is_public FROM courses`, nil,
-			"ids", "catalogue_courses: 1 courses with a NULL id", "indexes"},
+			"ids", "catalogue_courses: 1 courses with a NULL id", "visibility"}, // its classes have no course
 		{"two classes with a NULL id", `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
 			SELECT CASE WHEN id IN (5, 6) THEN NULL ELSE id END AS id, course_id, room_id, start_date, end_date, schedule,
 			cost, seat_limit, down_payment, is_public FROM classes`, nil,
@@ -196,14 +197,20 @@ func TestFinds(t *testing.T) {
 		{"a class with a NULL course_id", `ALTER TABLE classes ALTER COLUMN course_id DROP NOT NULL;
 			UPDATE classes SET course_id = NULL WHERE id = 3`, nil,
 			"ids", "catalogue_classes: 1 classes with a NULL course_id", ""},
-		{"a nameless public course with a NULL id", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
-			SELECT NULLIF(id, 2) AS id, NULLIF(name, 'SQL') AS name, type, description, is_public FROM courses`, nil,
+		{"a nameless public course with a NULL id", `INSERT INTO courses (id, name, type, is_public) VALUES (3, 'Rust', 'Online', TRUE);
+			DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT NULLIF(id, 3) AS id, NULLIF(name, 'Rust') AS name, type, description, is_public FROM courses`, nil,
 			"values the builder reads", "catalogue_courses: 1 public courses without a name: a build", "ids"},
 		{"course ids below 1", `INSERT INTO courses (id, name, type, is_public) VALUES (0, 'Zero', 'Online', TRUE), (-5, 'Minus', 'Online', FALSE)`, nil,
 			"ids", "catalogue_courses: 2 courses with an id below 1, whose single read is 404 (D15) (id -5 first)", ""},
 		{"a class id above 2^53-1", `INSERT INTO classes (id, course_id, room_id, start_date, end_date, cost, seat_limit, is_public)
 			VALUES (9007199254740991, 1, 10, '2027-06-01', '2027-06-02', 100, 10, TRUE), (9007199254740992, 1, 10, '2027-06-01', '2027-06-02', 100, 10, TRUE)`, nil,
 			"ids", "catalogue_classes: 1 classes with an id above 2^53-1, which JavaScript reads inexactly (id 9007199254740992 first)", ""},
+		{"a courses view that filters (classes without their course)", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT id, name, type, description, is_public FROM courses WHERE id <> 2`, nil,
+			"visibility", "catalogue_classes: 100 classes whose course_id is no row of catalogue_courses (id 1 first)", ""},
+		{"a course whose is_public is NULL", `ALTER TABLE courses ALTER COLUMN is_public DROP NOT NULL; UPDATE courses SET is_public = NULL WHERE id = 2`, nil,
+			"visibility", "catalogue_courses: 1 courses whose is_public is NULL (id 2 first)", ""},
 		{"a view reading a table no feed names", `CREATE TABLE sites (id bigint PRIMARY KEY, town text);
 			DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
 			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.town AS city, l.state, l.zip, l.country
@@ -443,4 +450,58 @@ func TestMixedCaseTables(t *testing.T) {
 	if c := find(r, "indexes for a signed-in student's class read (student.sql)"); c == nil || c.OK || c.Detail != want {
 		t.Errorf("\"Registrations\" without its indexes: want the student.sql check failed with %q:\n%s", want, out.String())
 	}
+}
+
+// TestVisibilityFix: classes whose course the courses view filters out are counted in the
+// search's total (search.sql, as the edge runs it without its index) but never listed;
+// with the visibility check's fix applied to the classes view, doctor passes and the total
+// is the number of classes the pages list.
+func TestVisibilityFix(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+		SELECT id, name, type, description, is_public FROM courses WHERE id <> 2`)
+	want := "WHERE EXISTS (SELECT 1 FROM catalogue_courses co WHERE co.id = course_id)"
+	if c := find(run(t, o), "visibility"); c == nil || c.OK || !strings.Contains(c.Fix, want) {
+		t.Fatalf("visibility = %+v, want failed with a fix holding %q", c, want)
+	}
+	if listed, total := searchAll(t, o.PrimaryURL); listed != 100 || total != 200 {
+		t.Errorf("the filtering courses view: search.sql lists %d classes of a total of %d, want 100 of 200 (the miscount checked for)", listed, total)
+	}
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+		SELECT id, course_id, room_id, start_date, end_date, schedule, cost, seat_limit, down_payment, is_public FROM classes
+		`+want)
+	if r := run(t, o); !r.OK {
+		var out bytes.Buffer
+		_ = r.WriteText(&out)
+		t.Errorf("with the fix, doctor fails:\n%s", out.String())
+	}
+	if listed, total := searchAll(t, o.PrimaryURL); listed != 100 || total != 100 {
+		t.Errorf("with the fix: search.sql lists %d classes of a total of %d, want 100 of 100", listed, total)
+	}
+}
+
+// searchAll runs search.sql without filters on one page large enough for every class, and
+// returns how many classes it lists and the total it reports.
+func searchAll(t *testing.T, db string) (listed, total int64) {
+	t.Helper()
+	rows, err := testkit.Connect(t, db).Query(context.Background(), templates.MustDefault().SQL(templates.Search),
+		"2026-01-01", nil, nil, nil, nil, nil, 1000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		v, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v[0] != nil {
+			listed++
+		}
+		total = v[len(v)-1].(int64)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return listed, total
 }
