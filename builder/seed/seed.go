@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/trainingco/catalogue/templates"
 )
@@ -61,13 +62,36 @@ func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set, notify boo
 			return fmt.Errorf("apply %s, %s and the triggers: %w", templates.Catalogue, templates.Mapping, err)
 		}
 		for _, g := range grants {
-			if _, err := tx.Exec(ctx, g); err != nil {
-				return fmt.Errorf("give back a grant on a view (%s): %w", g, err)
+			if err := giveBack(ctx, tx, g); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
 }
+
+// giveBack runs grant, one of templates.ViewGrants's statements, in a savepoint: a grant on
+// a view or column that the mapping no longer has is left out, as nothing is left to grant.
+func giveBack(ctx context.Context, tx pgx.Tx, grant string) error {
+	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		_, err := sp.Exec(ctx, grant)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == undefinedTable || pgErr.Code == undefinedColumn) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("give back a grant on a view (%s): %w", grant, err)
+	}
+	return nil
+}
+
+// PostgreSQL's error codes for a relation and a column that do not exist.
+const (
+	undefinedTable  = "42P01"
+	undefinedColumn = "42703"
+)
 
 // Seed fills courses, locations, rooms, classes and registrations with generated data in one
 // transaction (all rows or none), loading them with COPY while their foreign keys are set

@@ -66,10 +66,10 @@ func exampleRoles(t *testing.T, env *cmdtest.Env) (builder, edge string) {
 	suffix := fmt.Sprintf("_%d", time.Now().UnixNano())
 	builder, edge = "catalogue_builder"+suffix, "catalogue_edge"+suffix
 	sql := strings.NewReplacer("catalogue_builder", builder, "catalogue_edge", edge, " PASSWORD '…'", "").Replace(block[1])
+	env.Exec(t, sql) // one transaction: a failure leaves no role behind
 	t.Cleanup(func() {
-		testkit.Exec(t, env.DatabaseURL, fmt.Sprintf("DROP OWNED BY %s, %s; DROP ROLE IF EXISTS %s, %s", builder, edge, builder, edge))
+		testkit.Exec(t, env.DatabaseURL, fmt.Sprintf("DROP OWNED BY %s, %s; DROP ROLE %s, %s", builder, edge, builder, edge))
 	})
-	env.Exec(t, sql)
 	return builder, edge
 }
 
