@@ -165,6 +165,8 @@ func TestFinds(t *testing.T) {
 			"columns of catalogue_rooms", "catalogue_rooms does not exist", "indexes"},
 		{"a table missing from the feeds", `DELETE FROM catalogue_feeds WHERE kind = 'registrations'`, nil,
 			"feeds", "no table feeds registrations", "tables the views read"},
+		{"no table feeding rooms", `DELETE FROM catalogue_feeds WHERE kind IN ('rooms', 'locations')`, nil,
+			"feeds", "no table feeds rooms", "tables the views read"},
 		{"a type outside the three", `ALTER TABLE courses DROP CONSTRAINT courses_type_check; UPDATE courses SET type = 'Webinar' WHERE id = 2`, nil,
 			"course types", `"Webinar" (1 courses)`, ""},
 		{"a missing index (sequential scan)", `DROP INDEX registrations_student_idx, registrations_class_idx`, nil,
@@ -504,4 +506,25 @@ func searchAll(t *testing.T, db string) (listed, total int64) {
 		t.Fatal(err)
 	}
 	return listed, total
+}
+
+// TestRoomsOnTheClassRow: a mapping whose rooms are read from the table of the classes (the
+// address on the class row) needs no table feeding rooms, and can have none, as a table
+// feeds one kind (catalogue_feeds.source is its key): doctor passes it. A change to that
+// table notifies the classes on its rows, whose documents carry the room.
+func TestRoomsOnTheClassRow(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE classes ADD COLUMN venue text, ADD COLUMN city text, ADD COLUMN state text;
+		DROP VIEW catalogue_rooms, catalogue_classes;
+		CREATE VIEW catalogue_classes AS SELECT id, course_id, id AS room_id, start_date, end_date, schedule, cost, seat_limit,
+			down_payment, is_public FROM classes;
+		CREATE VIEW catalogue_rooms AS SELECT id, venue AS name, id AS location_id, venue AS location_name, city, state,
+			NULL::text AS zip, 'US'::text AS country FROM classes;
+		DELETE FROM catalogue_feeds WHERE kind IN ('rooms', 'locations')`)
+	r := run(t, o)
+	var out bytes.Buffer
+	_ = r.WriteText(&out)
+	if !r.OK {
+		t.Errorf("rooms read from the classes' table fail:\n%s", out.String())
+	}
 }

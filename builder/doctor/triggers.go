@@ -17,7 +17,8 @@ var notifyTriggers = []string{"catalogue_notify_insert", "catalogue_notify_updat
 const searchTrigger = "catalogue_search_changed"
 
 // fedKinds are the kinds of row that some table must feed, or their changes would never
-// reach a document (locations may come with the rooms, in one table).
+// reach a document (locations may come with the rooms, in one table). Rooms need no feed of
+// their own when every table catalogue_rooms reads feeds another kind (roomsFedOtherwise).
 var fedKinds = []string{"courses", "classes", "registrations", "rooms"}
 
 // feed is a row of catalogue_feeds, with the triggers its table needs.
@@ -41,13 +42,14 @@ func checkTriggers(ctx context.Context, conn *pgx.Conn, listen bool) []Check {
 		kinds = append(kinds, f.kind)
 	}
 	for _, k := range fedKinds {
-		if !slices.Contains(kinds, k) {
+		if !slices.Contains(kinds, k) && (k != "rooms" || !roomsFedOtherwise(ctx, conn)) {
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
 		c.Detail = "no table feeds " + strings.Join(missing, ", ") + ": their changes set off no build, and wait for builder.schedule"
-		c.Fix = "add the provider's tables to catalogue_feeds in mapping.sql and run builder migrate"
+		c.Fix = "add to catalogue_feeds in mapping.sql, with that kind, a table the view of each reads that no other row names " +
+			"(a table feeds one kind: source is the key), and run builder migrate"
 	} else {
 		c.OK, c.Detail = true, fmt.Sprintf("%d tables feed the catalogue", len(fs))
 	}
@@ -122,9 +124,10 @@ func MissingTriggers(ctx context.Context, conn *pgx.Conn) []Check {
 	return failed(checkTriggers(ctx, conn, true))
 }
 
-// unfedTables lists each table a catalogue_* view reads, through other views too, that no
-// catalogue_feeds row names: its changes set off no build, and wait for the schedule.
-const unfedTables = `
+// viewReads is the start of a query on reads(view, rel): each table (materialized view,
+// foreign table) that a view of $1 reads, through other views too; and on fed(rel): the
+// tables catalogue_feeds names.
+const viewReads = `
 WITH RECURSIVE deps(view, rel) AS (
     SELECT v.oid, d.refobjid
     FROM pg_class v
@@ -139,12 +142,36 @@ WITH RECURSIVE deps(view, rel) AS (
     JOIN pg_rewrite r ON r.ev_class = c.oid
     JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid
         AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> c.oid
-)
-SELECT DISTINCT deps.view::regclass::text, deps.rel::regclass::text
-FROM deps JOIN pg_class t ON t.oid = deps.rel
-WHERE t.relkind IN ('r', 'p', 'f', 'm')
-  AND t.oid NOT IN (SELECT to_regclass(source) FROM catalogue_feeds WHERE to_regclass(source) IS NOT NULL)
+), reads AS (
+    SELECT DISTINCT deps.view, deps.rel
+    FROM deps JOIN pg_class t ON t.oid = deps.rel
+    WHERE t.relkind IN ('r', 'p', 'f', 'm')
+), fed AS (
+    SELECT to_regclass(source) AS rel FROM catalogue_feeds WHERE to_regclass(source) IS NOT NULL
+)`
+
+// unfedTables lists each table a catalogue_* view reads that no catalogue_feeds row names:
+// its changes set off no build, and wait for the schedule.
+const unfedTables = viewReads + `
+SELECT view::regclass::text, rel::regclass::text
+FROM reads WHERE rel NOT IN (SELECT rel FROM fed)
 ORDER BY 1, 2`
+
+// roomsFedOtherwise says whether every table catalogue_rooms reads feeds another kind, as
+// when the address is on the class row (a view of rooms over the table of the classes).
+// Such a table cannot feed rooms too (catalogue_feeds.source is its key: migrate fails on
+// a second row), and need not: its own feed's notification names the rows it changed
+// (notify.sql), and a build re-renders the classes it names or that belong to the courses
+// it names (changes_classes.sql), reading each class's room through catalogue_rooms
+// (classes_by_id.sql) and its course's upcoming class with it (upcoming.sql). That feed's
+// watched columns must name the ones catalogue_rooms reads, as for any column of a view it
+// feeds. No catalogue_rooms, or a query that fails, says no.
+func roomsFedOtherwise(ctx context.Context, conn *pgx.Conn) bool {
+	var ok bool
+	err := conn.QueryRow(ctx, viewReads+`
+SELECT to_regclass('catalogue_rooms') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM reads WHERE rel NOT IN (SELECT rel FROM fed))`, []string{"catalogue_rooms"}).Scan(&ok)
+	return err == nil && ok
+}
 
 // checkFedTables checks that every table the views read feeds them (unfedTables): a view
 // that joins a table catalogue_feeds does not name passed every other check, and a change
