@@ -155,6 +155,9 @@ func TestFinds(t *testing.T) {
 		{"a date that is a timestamp", `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
 			SELECT id, course_id, room_id, start_date::timestamp AS start_date, end_date, schedule, cost, seat_limit, down_payment, is_public FROM classes`, nil,
 			"columns of catalogue_classes", "start_date is timestamp without time zone, not a date", "indexes"},
+		{"a date that is text", `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+			SELECT id, course_id, room_id, start_date::text AS start_date, end_date, schedule, cost, seat_limit, down_payment, is_public FROM classes`, nil,
+			"columns of catalogue_classes", "start_date is text, not a date", "indexes"},
 		{"an id that is not an integer", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
 			SELECT id::text AS id, name, type, description, is_public FROM courses`, nil,
 			"columns of catalogue_courses", "id is text, not an integer", "indexes"},
@@ -526,5 +529,64 @@ func TestRoomsOnTheClassRow(t *testing.T) {
 	_ = r.WriteText(&out)
 	if !r.OK {
 		t.Errorf("rooms read from the classes' table fail:\n%s", out.String())
+	}
+}
+
+// TestTextDateFix: a text start_date's fix is one PostgreSQL can do ("(col AT TIME ZONE
+// …)::date" fails on text), and the view mapped as it says passes.
+func TestTextDateFix(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+		SELECT id, course_id, room_id, to_char(start_date, 'YYYY-MM-DD') AS start_date, end_date, schedule, cost, seat_limit,
+		down_payment, is_public FROM classes`)
+	c := find(run(t, o), "columns of catalogue_classes")
+	want := "start_date: a text value is not a date: map it as to_date(col, 'YYYY-MM-DD')"
+	if c == nil || c.OK || !strings.Contains(c.Fix, want) {
+		t.Fatalf("columns of catalogue_classes = %+v, want failed with a fix holding %q", c, want)
+	}
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+		SELECT id, course_id, room_id, to_date(to_char(start_date, 'YYYY-MM-DD'), 'YYYY-MM-DD') AS start_date, end_date, schedule,
+		cost, seat_limit, down_payment, is_public FROM classes`)
+	if c := find(run(t, o), "columns of catalogue_classes"); c == nil || !c.OK {
+		t.Errorf("mapped as to_date(col, 'YYYY-MM-DD'): %+v, want passed", c)
+	}
+}
+
+// TestUnfedTableFix: the fix for a table no feed names says what can be done with it: a
+// materialized view cannot be fed (migrate fails: it "cannot have triggers"), and a feed's
+// ids must be the view's ids for its kind, so a table without such a column (orders,
+// joined to registrations by order) cannot be fed either.
+func TestUnfedTableFix(t *testing.T) {
+	for _, c := range []struct {
+		name, sql string
+		want      []string // in the fix
+	}{
+		{"a materialized view", `CREATE MATERIALIZED VIEW sites AS SELECT id, city FROM locations;
+			DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
+			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.city, l.state, l.zip, l.country
+			FROM rooms r JOIN locations l ON l.id = r.location_id JOIN sites s ON s.id = l.id`,
+			[]string{"sites is a materialized view, which cannot be fed", "REFRESH MATERIALIZED VIEW", "builder run", "builder.schedule"}},
+		{"a table joined to registrations", `CREATE TABLE orders (id bigint PRIMARY KEY, paid boolean NOT NULL);
+			ALTER TABLE registrations ADD COLUMN order_id bigint;
+			DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
+			SELECT r.id, r.class_id, r.student_id, r.test_date FROM registrations r LEFT JOIN orders o ON o.id = r.order_id
+			WHERE o.paid IS NOT FALSE`,
+			[]string{"orders: kind registrations, with ids a column of it holding the class_id of the registrations it changes",
+				"A table without such a column (orders joined to registrations by order) cannot be fed", "builder.schedule"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			o := healthy(t, false)
+			testkit.Exec(t, o.PrimaryURL, c.sql)
+			got := find(run(t, o), "tables the views read")
+			if got == nil || got.OK {
+				t.Fatalf("tables the views read = %+v, want failed", got)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got.Fix, w) {
+					t.Errorf("fix %q, want it to hold %q", got.Fix, w)
+				}
+			}
+		})
 	}
 }

@@ -125,6 +125,11 @@ func typeFix(k kind, typ string) string {
 	case typ == "uuid" && k.name == integer.name:
 		// PostgreSQL has no cast from uuid to an integer.
 		return "a uuid cannot be cast to an integer: map an integer key of the row instead (add a bigint identity column to the table if it has none)"
+	case (typ == "text" || typ == "character varying" || typ == "character") && k.name == date.name:
+		// The timestamp's fix, AT TIME ZONE, is refused on text ("function timezone(unknown,
+		// text) does not exist"); a cast reads other than ISO dates by the session's DateStyle.
+		return "a text value is not a date: map it as to_date(col, 'YYYY-MM-DD') with the format its values are written in " +
+			"(col::date reads ISO dates, and others in the order the session's DateStyle says)"
 	case typ == "character" && k.name == text.name:
 		return "a char(n) value is padded with blanks to n characters, which would be published: map it as col::text (or rtrim(col)), which drops them"
 	}

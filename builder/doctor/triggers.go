@@ -152,8 +152,9 @@ WITH RECURSIVE deps(view, rel) AS (
 
 // unfedTables lists each table a catalogue_* view reads that no catalogue_feeds row names:
 // its changes set off no build, and wait for the schedule.
+// Each row: the view, the table, and whether the table is a materialized view.
 const unfedTables = viewReads + `
-SELECT view::regclass::text, rel::regclass::text
+SELECT view::regclass::text, rel::regclass::text, (SELECT relkind = 'm' FROM pg_class WHERE oid = rel)
 FROM reads WHERE rel NOT IN (SELECT rel FROM fed)
 ORDER BY 1, 2`
 
@@ -182,9 +183,13 @@ func checkFedTables(ctx context.Context, conn *pgx.Conn) Check {
 	for i, rel := range contract {
 		names[i] = rel.name
 	}
+	var fixes []string
+	tables := false // some of them are tables, not materialized views
 	unfed, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
 		var view, table string
-		err := r.Scan(&view, &table)
+		var matview bool
+		err := r.Scan(&view, &table, &matview)
+		fixes, tables = append(fixes, unfedFix(view, table, matview)), tables || !matview
 		return view + " reads " + table, err
 	}, unfedTables, names)
 	if err != nil {
@@ -194,9 +199,35 @@ func checkFedTables(ctx context.Context, conn *pgx.Conn) Check {
 	}
 	if len(unfed) > 0 {
 		c.Detail = strings.Join(unfed, "; ") + ", which no catalogue_feeds row names: its changes wait for builder.schedule"
-		c.Fix = "add each to catalogue_feeds in mapping.sql (kind: the view it changes; watched: the columns the view reads) and run builder migrate"
+		c.Fix = strings.Join(fixes, "; ")
+		if tables {
+			c.Fix += ". A table feeds one kind. A table without such a column (orders joined to registrations by order) cannot be fed, " +
+				"as its notifications would name other rows: its changes wait for builder.schedule, unless the view reads instead a table that has one"
+		}
 		return c
 	}
 	c.OK, c.Detail = true, "every table the views read feeds them"
 	return c
+}
+
+// feedFor says, by the view a table changes, what its catalogue_feeds row must name: the
+// triggers send the values of its ids column as that kind's ids (notify.sql), and a build
+// re-renders the rows they name, so a column holding other ids re-renders other rows.
+var feedFor = map[string]string{
+	"catalogue_courses":       "kind courses, with ids a column of it holding the id of the courses it changes",
+	"catalogue_classes":       "kind classes, with ids a column of it holding the id of the classes it changes and course_ids one holding their course_id",
+	"catalogue_registrations": "kind registrations, with ids a column of it holding the class_id of the registrations it changes",
+	"catalogue_rooms":         "kind rooms, with ids a column of it holding the id of the rooms it changes (or kind locations, with their location_id)",
+}
+
+// unfedFix says how table, which view reads, can feed it, if it can.
+func unfedFix(view, table string, matview bool) string {
+	if matview {
+		// PostgreSQL puts no trigger on a materialized view: migrate fails on its feed.
+		return table + " is a materialized view, which cannot be fed (it can have no trigger: builder migrate fails on its row): " +
+			"its changes are published on builder.schedule, or by builder run after each REFRESH MATERIALIZED VIEW " + table +
+			"; to publish them at once, map " + view + " on the tables it reads, and feed those"
+	}
+	return "add to catalogue_feeds in mapping.sql " + table + ": " + feedFor[view] +
+		", and watched the columns " + view + " reads of it; then run builder migrate"
 }
