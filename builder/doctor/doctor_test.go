@@ -81,7 +81,7 @@ func TestHealthy(t *testing.T) {
 		t.Errorf("a healthy installation fails:\n%s", out.String())
 	}
 	for _, name := range []string{"primary database", "replica lag", "mapping on the replica", "store writable", "store pointer", "time zone",
-		"columns of catalogue_classes", "course types", "values the builder reads", "ids", "visibility", "feeds", "triggers on registrations", "API tokens"} {
+		"columns of catalogue_classes", "course types", "values the builder reads", "ids", "visibility", "searched columns", "feeds", "triggers on registrations", "API tokens"} {
 		if find(r, name) == nil {
 			t.Errorf("no check %q in:\n%s", name, out.String())
 		}
@@ -221,6 +221,19 @@ func TestFinds(t *testing.T) {
 			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.town AS city, l.state, l.zip, l.country
 			FROM rooms r JOIN locations l ON l.id = r.location_id LEFT JOIN sites s ON s.id = l.id`, nil,
 			"tables the views read", "catalogue_rooms reads sites, which no catalogue_feeds row names", "indexes"},
+		{"a searched list missing a column the search matches on", `UPDATE catalogue_feeds SET searched = '{id,course_id,start_date,is_public}'
+			WHERE source = 'classes'`, nil,
+			"searched columns", "catalogue_classes reads classes.end_date, which the class search matches on", ""},
+		{"a view filtered on a column not searched", `ALTER TABLE courses ADD COLUMN deleted_at timestamptz;
+			DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT id, name, type, description, is_public FROM courses WHERE deleted_at IS NULL`, nil,
+			"searched columns", "catalogue_courses reads courses.deleted_at, which", "indexes"},
+		{"a course name read from a table fed as another kind", `CREATE TABLE titles (course_id bigint PRIMARY KEY, title text);
+			INSERT INTO titles SELECT id, name FROM courses;
+			INSERT INTO catalogue_feeds (source, kind, ids, key) VALUES ('titles', 'registrations', 'course_id', 'course_id');
+			DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT id, (SELECT t.title FROM titles t WHERE t.course_id = courses.id) AS name, type, description, is_public FROM courses`, nil,
+			"searched columns", "catalogue_courses reads titles.course_id, titles.title (titles feeds registrations, which keeps no search version)", "triggers on titles"},
 		{"no token", `UPDATE api_tokens SET revoked_at = now()`, nil,
 			"API tokens", "no active API token", ""},
 		{"webhooks without edge.public_url", `INSERT INTO webhook_endpoints (url, secret) VALUES ('https://partner.example/hooks', 'whsec_x')`, nil,
