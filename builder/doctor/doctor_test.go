@@ -163,7 +163,7 @@ func TestFinds(t *testing.T) {
 			"columns of catalogue_courses", "id is text, not an integer", "indexes"},
 		{"a fixed-width text (char(n))", `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
 			SELECT id, name, type::char(20) AS type, description, is_public FROM courses`, nil,
-			"columns of catalogue_courses", "type is character, not text", "indexes"},
+			"padded values", "catalogue_courses.type: 2 values shorter than char(20)", ""}, // Online and Brick and Mortar
 		{"a missing mapped name", `DROP VIEW catalogue_rooms`, nil,
 			"columns of catalogue_rooms", "catalogue_rooms does not exist", "indexes"},
 		{"a table missing from the feeds", `DELETE FROM catalogue_feeds WHERE kind = 'registrations'`, nil,
@@ -419,20 +419,29 @@ func TestUUIDIdFix(t *testing.T) {
 
 // TestFixedWidthFix: a char(n) column's fix drops the padding the builder would publish
 // ("Online              " is none of the course types): mapped as its fix says, the view
-// passes and gives the values unpadded.
+// passes and gives the values unpadded. A char(n) column whose values fill it passes, and
+// builds read it (CheckContract): refusing the type stopped every build of a provider with
+// a char(2) country (a review of the check).
 func TestFixedWidthFix(t *testing.T) {
 	o := healthy(t, false)
 	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
 		SELECT id, name, type::char(20) AS type, description, is_public FROM courses`)
-	c := find(run(t, o), "columns of catalogue_courses")
-	want := "type: a char(n) value is padded with blanks to n characters, which would be published: map it as col::text"
+	c := find(run(t, o), "padded values")
+	want := "map each as col::text (or rtrim(col)) in its view"
 	if c == nil || c.OK || !strings.Contains(c.Fix, want) {
-		t.Fatalf("columns of catalogue_courses = %+v, want failed with a fix holding %q", c, want)
+		t.Fatalf("padded values = %+v, want failed with a fix holding %q", c, want)
 	}
 	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
-		SELECT id, name, type::char(20)::text AS type, description, is_public FROM courses`)
-	if c := find(run(t, o), "columns of catalogue_courses"); c == nil || !c.OK {
-		t.Errorf("mapped as col::text: %+v, want passed", c)
+		SELECT id, name, type::char(20)::text AS type, description, is_public FROM courses;
+		DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
+		SELECT ro.id, ro.name, ro.location_id, lo.name AS location_name, lo.city, lo.state, lo.zip, lo.country::char(2) AS country
+		FROM rooms ro JOIN locations lo ON lo.id = ro.location_id`)
+	r := run(t, o)
+	if c := find(r, "padded values"); c == nil || !c.OK || c.Detail != "1 char(n) columns, none holding a value shorter than n" {
+		t.Errorf("mapped as col::text, with a char(2) country: %+v, want passed", c)
+	}
+	if err := CheckContract(context.Background(), testkit.Connect(t, o.PrimaryURL)); err != nil {
+		t.Errorf("CheckContract with a char(2) country: %v, want none", err)
 	}
 	var got string
 	conn := testkit.Connect(t, o.PrimaryURL)

@@ -23,10 +23,8 @@ var (
 		"cast it in the mapping (col::bigint); a numeric price in whole units: round(col)::integer"}
 	date = kind{"a date", []string{"date"},
 		"a timestamp is not a date: map it as (col AT TIME ZONE 'the provider''s zone')::date"}
-	// Not character (char(n)): its values come padded with blanks to n, and the builder would
-	// publish them so ("Online    " is none of the course types), though type::text, as the
-	// course types check reads it, drops them.
-	text = kind{"text", []string{"text", "character varying"}, "cast it in the mapping (col::text)"}
+	// character (char(n)) too: its padded values are refused by checkPadding, not the type.
+	text = kind{"text", []string{"text", "character varying", "character"}, "cast it in the mapping (col::text)"}
 	flag = kind{"a boolean", []string{"boolean"},
 		"map it as a condition, such as (status = 'published' AND deleted_at IS NULL)"}
 )
@@ -130,8 +128,6 @@ func typeFix(k kind, typ string) string {
 		// text) does not exist"); a cast reads other than ISO dates by the session's DateStyle.
 		return "a text value is not a date: map it as to_date(col, 'YYYY-MM-DD') with the format its values are written in " +
 			"(col::date reads ISO dates, and others in the order the session's DateStyle says)"
-	case typ == "character" && k.name == text.name:
-		return "a char(n) value is padded with blanks to n characters, which would be published: map it as col::text (or rtrim(col)), which drops them"
 	}
 	return k.fix
 }
