@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -50,20 +49,10 @@ WHERE n > 0 ORDER BY ord`
 
 // checkIDs checks that every id of a course or class can be published (badIDs).
 func checkIDs(ctx context.Context, conn *pgx.Conn) Check {
-	c := Check{Name: "ids"}
-	bad, err := lines(ctx, conn, problem, badIDs)
-	if err != nil {
-		c.Detail = "cannot read the mapping: " + err.Error()
-		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
-		return c
-	}
-	if len(bad) > 0 {
-		c.Detail = strings.Join(bad, "; ")
-		c.Fix = "in the mapping, give every course and class an id from 1 to 9007199254740991 (2^53-1) and every class its course_id: " +
+	return rowsCheck{name: "ids", query: badIDs,
+		fix: "in the mapping, give every course and class an id from 1 to 9007199254740991 (2^53-1) and every class its course_id: " +
 			"map a key of the table that is one (a bigint identity column, added if the table has none), " +
-			"or leave the other rows out of the view (WHERE id BETWEEN 1 AND 9007199254740991 AND course_id IS NOT NULL)"
-		return c
-	}
-	c.OK, c.Detail = true, "every course and class has an id from 1 to 2^53-1, and every class a course_id"
-	return c
+			"or leave the other rows out of the view (WHERE id BETWEEN 1 AND 9007199254740991 AND course_id IS NOT NULL)",
+		ok: "every course and class has an id from 1 to 2^53-1, and every class a course_id",
+	}.run(ctx, conn)
 }

@@ -44,8 +44,7 @@ func checkPadding(ctx context.Context, conn *pgx.Conn) Check {
 	}
 	switch {
 	case err != nil:
-		c.Detail = "cannot read the mapping: " + err.Error()
-		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
+		return unreadable(c, err)
 	case len(bad) > 0:
 		c.Detail = strings.Join(bad, "; ") + ": a char(n) value is padded with blanks to n characters, which would be published"
 		c.Fix = "map each as col::text (or rtrim(col)) in its view, which drops the blanks"

@@ -196,20 +196,37 @@ WHERE n > 0 ORDER BY ord`
 
 // checkServedValues checks that every row a build reads can be rendered (servedValues).
 func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
-	c := Check{Name: "values the builder reads"}
-	bad, err := lines(ctx, conn, problem, servedValues)
-	if err != nil {
-		c.Detail = "cannot read the mapping: " + err.Error()
-		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
-		return c
+	return rowsCheck{name: "values the builder reads", query: servedValues,
+		why: ": a build would fail on them or publish wrong seats",
+		fix: "in the mapping, give every public class finite dates and a cost (COALESCE, or leave such classes out of catalogue_classes) " +
+			"and keep one row per id (a join that repeats rows: join on a key that matches one row, or leave the extra table out)",
+		ok: "every public course and class can be rendered; ids are unique",
+	}.run(ctx, conn)
+}
+
+// rowsCheck is a check whose query lists what fails it, one row (read by problem) a problem:
+// with none it passes, saying ok; with some it fails, naming them, why, and fix.
+type rowsCheck struct{ name, query, why, fix, ok string }
+
+func (r rowsCheck) run(ctx context.Context, conn *pgx.Conn) Check {
+	c := Check{Name: r.name}
+	bad, err := lines(ctx, conn, problem, r.query)
+	switch {
+	case err != nil:
+		return unreadable(c, err)
+	case len(bad) > 0:
+		c.Detail, c.Fix = strings.Join(bad, "; ")+r.why, r.fix
+	default:
+		c.OK, c.Detail = true, r.ok
 	}
-	if len(bad) > 0 {
-		c.Detail = strings.Join(bad, "; ") + ": a build would fail on them or publish wrong seats"
-		c.Fix = "in the mapping, give every public class finite dates and a cost (COALESCE, or leave such classes out of catalogue_classes) " +
-			"and keep one row per id (a join that repeats rows: join on a key that matches one row, or leave the extra table out)"
-		return c
-	}
-	c.OK, c.Detail = true, "every public course and class can be rendered; ids are unique"
+	return c
+}
+
+// unreadable fails c on err, from a query of the views whose columns are as the contract
+// needs (the columns checks come first).
+func unreadable(c Check, err error) Check {
+	c.Detail = "cannot read the mapping: " + err.Error()
+	c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
 	return c
 }
 

@@ -62,9 +62,7 @@ func checkSearched(ctx context.Context, conn *pgx.Conn) Check {
 			}
 		}
 		if err != nil {
-			c.Detail = "cannot read what " + rel.name + " reads: " + err.Error()
-			c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
-			return c
+			return unreadable(c, fmt.Errorf("what %s reads: %w", rel.name, err))
 		}
 	}
 	if len(bad) > 0 {

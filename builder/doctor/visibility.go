@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -33,21 +32,12 @@ WHERE n > 0 ORDER BY ord`
 // checkVisibility checks that the search's total counts the classes its pages list
 // (hiddenByFilter).
 func checkVisibility(ctx context.Context, conn *pgx.Conn) Check {
-	c := Check{Name: "visibility"}
-	bad, err := lines(ctx, conn, problem, hiddenByFilter)
-	if err != nil {
-		c.Detail = "cannot read the mapping: " + err.Error()
-		c.Fix = "fix the mapping (see the columns above), then run builder doctor again"
-		return c
-	}
-	if len(bad) > 0 {
-		c.Detail = strings.Join(bad, "; ") + ": the class search counts their public classes in its total but lists none of them " +
-			"(search.sql), so its last pages come back empty"
-		c.Fix = "in the mapping, leave out of catalogue_classes the classes of courses catalogue_courses leaves out " +
+	return rowsCheck{name: "visibility", query: hiddenByFilter,
+		why: ": the class search counts their public classes in its total but lists none of them " +
+			"(search.sql), so its last pages come back empty",
+		fix: "in the mapping, leave out of catalogue_classes the classes of courses catalogue_courses leaves out " +
 			"(WHERE EXISTS (SELECT 1 FROM catalogue_courses co WHERE co.id = course_id), or the courses view's own condition on the course), " +
-			"and make is_public never NULL (COALESCE(condition, FALSE))"
-		return c
-	}
-	c.OK, c.Detail = true, "every class has its course in catalogue_courses, and every course's is_public is TRUE or FALSE"
-	return c
+			"and make is_public never NULL (COALESCE(condition, FALSE))",
+		ok: "every class has its course in catalogue_courses, and every course's is_public is TRUE or FALSE",
+	}.run(ctx, conn)
 }
