@@ -21,10 +21,7 @@ import (
 // upgrade (found by an operator's review).
 func TestMigrateKeepsTheViewsGrants(t *testing.T) {
 	ctx := context.Background()
-	dbURL := testkit.NewDatabase(t)
-	conn := testkit.Connect(t, dbURL)
-	migrate(t, conn)
-	role := newRole(t, dbURL, "seed_reader")
+	conn, role := migratedWithRole(t, "seed_reader")
 	if _, err := conn.Exec(ctx, "GRANT SELECT ON catalogue_classes, catalogue_rooms TO "+role+
 		"; GRANT SELECT (id, name) ON catalogue_courses TO "+role); err != nil {
 		t.Fatal(err)
@@ -51,10 +48,7 @@ func TestMigrateKeepsTheViewsGrants(t *testing.T) {
 // longer has is left out, and the migration goes on; any other failure stops it.
 func TestGiveBackLeavesOutWhatIsGone(t *testing.T) {
 	ctx := context.Background()
-	dbURL := testkit.NewDatabase(t)
-	conn := testkit.Connect(t, dbURL)
-	migrate(t, conn)
-	role := newRole(t, dbURL, "seed_gone")
+	conn, role := migratedWithRole(t, "seed_gone")
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		for _, grant := range []string{"GRANT SELECT ON catalogue_gone TO " + role, "GRANT SELECT (gone) ON catalogue_courses TO " + role} {
 			if err := giveBack(ctx, tx, grant); err != nil {
@@ -86,10 +80,7 @@ func TestGiveBackLeavesOutWhatIsGone(t *testing.T) {
 // (found by an operator's review). The change-capture triggers are on too.
 func TestTriggersRunForTheApplicationsRole(t *testing.T) {
 	ctx := context.Background()
-	dbURL := testkit.NewDatabase(t)
-	conn := testkit.Connect(t, dbURL)
-	migrate(t, conn)
-	role := newRole(t, dbURL, "seed_app")
+	conn, role := migratedWithRole(t, "seed_app")
 	if _, err := conn.Exec(ctx, "GRANT SELECT, INSERT, UPDATE, DELETE ON courses, classes TO "+role+
 		"; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO "+role); err != nil {
 		t.Fatal(err)
@@ -111,6 +102,16 @@ func TestTriggersRunForTheApplicationsRole(t *testing.T) {
 	if err != nil || version != 2 {
 		t.Errorf("the application's role writing courses: %v, search version %d; want no error and 2 statements counted", err, version)
 	}
+}
+
+// migratedWithRole returns a connection to a new migrated database and a role named from
+// prefix (newRole).
+func migratedWithRole(t *testing.T, prefix string) (*pgx.Conn, string) {
+	t.Helper()
+	dbURL := testkit.NewDatabase(t)
+	conn := testkit.Connect(t, dbURL)
+	migrate(t, conn)
+	return conn, newRole(t, dbURL, prefix)
 }
 
 func migrate(t *testing.T, conn *pgx.Conn) {
