@@ -86,6 +86,6 @@ func queueChanged(ctx context.Context, cfg config.Config, res publish.Result) er
 	if err != nil {
 		return err
 	}
-	_, err = q.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses, Classes: res.Feed.Classes, After: res.Feed.After})
+	_, err = q.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses, Classes: res.Feed.Classes, After: res.Feed.After, Last: res.FeedLast()})
 	return err
 }

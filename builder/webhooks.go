@@ -134,10 +134,9 @@ func webhookTables(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 
 // announce queues the catalogue.changed of a publication that changed a served document
 // (D41): a course or class, or only another (popular, a course list), with empty lists. A
-// failure is logged, and the change is never announced: the next change's message names the
-// feeds' position before that change, this publication's feed.last, already past this
-// change. The feeds hold it all the same: partners that read them from their own last
-// position on each message (as the partner's guide tells them) read it then.
+// failure is logged, and the change has no message of its own: the next message names the
+// feeds from the position after the last message queued (queue.Change), before this
+// change, so a receiver following it reads this change too; only its id lists are lost.
 func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed time.Time) {
 	w := s.webhooks.Load()
 	if w == nil || res.SnapshotID == "" || !res.Changed() {
@@ -148,7 +147,7 @@ func (s *serveLoop) announce(ctx context.Context, res publish.Result, noticed ti
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(s.opts.announceTimeout, announceTimeout))
 	defer cancel()
 	id, err := w.queue.Enqueue(ctx, queue.Change{Snapshot: res.SnapshotID, Courses: res.Feed.Courses,
-		Classes: res.Feed.Classes, After: res.Feed.After, Noticed: noticed})
+		Classes: res.Feed.Classes, After: res.Feed.After, Last: res.FeedLast(), Noticed: noticed})
 	if err != nil {
 		s.log.Error("could not queue the webhooks of a publication", "snapshot", res.SnapshotID, "error", err.Error())
 		return

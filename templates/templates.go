@@ -75,21 +75,23 @@ const (
 // Names of the templates of the webhooks (D40-D43): the catalogue's own tables, so the
 // embedded versions are the ones used.
 const (
-	WebhookSchema    = "webhook_schema.sql"    // the endpoints and deliveries tables, idempotent
-	WebhookAdd       = "webhook_add.sql"       // stores an endpoint, returns its id
-	WebhookAddLock   = "webhook_add_lock.sql"  // one add at a time, so a URL is stored once
-	WebhookList      = "webhook_list.sql"      // every endpoint without its secrets
-	WebhookRemove    = "webhook_remove.sql"    // deletes an endpoint and its deliveries
-	WebhookEnable    = "webhook_enable.sql"    // enables an endpoint, clearing its failures
-	WebhookRotate    = "webhook_rotate.sql"    // a new secret, the previous one signing beside it for a while
-	WebhookEndpoint  = "webhook_endpoint.sql"  // what a delivery to one endpoint needs
-	WebhookEnqueue   = "webhook_enqueue.sql"   // queues one message for every enabled endpoint
-	WebhookHead      = "webhook_head.sql"      // an endpoint's oldest delivery not yet made
-	WebhookHeadLock  = "webhook_head_lock.sql" // locks an endpoint (its job ends holding the lock)
-	WebhookDelivered = "webhook_delivered.sql" // records a success
-	WebhookFailed    = "webhook_failed.sql"    // records a failure and the next attempt
-	WebhookDisable   = "webhook_disable.sql"   // disables an endpoint failing for too long
-	WebhookQueue     = "webhook_queue.sql"     // depth and oldest of the queue, for the metrics
+	WebhookSchema      = "webhook_schema.sql"       // the endpoints and deliveries tables, idempotent
+	WebhookAdd         = "webhook_add.sql"          // stores an endpoint, returns its id
+	WebhookAddLock     = "webhook_add_lock.sql"     // one add at a time, so a URL is stored once
+	WebhookList        = "webhook_list.sql"         // every endpoint without its secrets
+	WebhookRemove      = "webhook_remove.sql"       // deletes an endpoint and its deliveries
+	WebhookEnable      = "webhook_enable.sql"       // enables an endpoint, clearing its failures
+	WebhookRotate      = "webhook_rotate.sql"       // a new secret, the previous one signing beside it for a while
+	WebhookEndpoint    = "webhook_endpoint.sql"     // what a delivery to one endpoint needs
+	WebhookEnqueue     = "webhook_enqueue.sql"      // queues one message for every enabled endpoint
+	WebhookHead        = "webhook_head.sql"         // an endpoint's oldest delivery not yet made
+	WebhookHeadLock    = "webhook_head_lock.sql"    // locks an endpoint (its job ends holding the lock)
+	WebhookDelivered   = "webhook_delivered.sql"    // records a success
+	WebhookFailed      = "webhook_failed.sql"       // records a failure and the next attempt
+	WebhookDisable     = "webhook_disable.sql"      // disables an endpoint failing for too long
+	WebhookQueue       = "webhook_queue.sql"        // depth and oldest of the queue, for the metrics
+	WebhookPosition    = "webhook_position.sql"     // the feeds' position after the last message's changes
+	WebhookPositionSet = "webhook_position_set.sql" // records it
 )
 
 // retired are templates that earlier versions read, with what replaced them: a copy left in
@@ -130,7 +132,8 @@ var embeddedOnly = map[string]string{
 
 func init() {
 	for _, name := range []string{WebhookSchema, WebhookAdd, WebhookAddLock, WebhookList, WebhookRemove, WebhookEnable, WebhookRotate,
-		WebhookEndpoint, WebhookEnqueue, WebhookHead, WebhookHeadLock, WebhookDelivered, WebhookFailed, WebhookDisable, WebhookQueue} {
+		WebhookEndpoint, WebhookEnqueue, WebhookHead, WebhookHeadLock, WebhookDelivered, WebhookFailed, WebhookDisable, WebhookQueue,
+		WebhookPosition, WebhookPositionSet} {
 		embeddedOnly[name] = "webhooks live in the catalogue's own tables, webhook_endpoints and webhook_deliveries"
 	}
 }

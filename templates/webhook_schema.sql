@@ -47,3 +47,13 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 -- Each endpoint's pending deliveries in order: the delivery worker reads its head.
 CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_idx ON webhook_deliveries (endpoint_id, id)
     WHERE delivered_at IS NULL AND given_up_at IS NULL
+;
+
+-- The feeds' position after the changes the last catalogue.changed queued announced (one
+-- row): the next message's feed URLs start there rather than just before its own change, so
+-- that a change whose message was never queued (builder serve stopped between publishing and
+-- queueing, or the queueing failed) is read by a receiver that follows them.
+CREATE TABLE IF NOT EXISTS webhook_feed_position (
+    one  BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+    last BIGINT NOT NULL
+)

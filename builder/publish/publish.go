@@ -132,6 +132,15 @@ type Result struct {
 	Feed FeedChanges
 }
 
+// FeedLast is the feeds' position after the publication (its manifest's Feed.Last), 0
+// when it has none.
+func (r Result) FeedLast() int64 {
+	if r.Manifest == nil || r.Manifest.Feed == nil {
+		return 0
+	}
+	return r.Manifest.Feed.Last
+}
+
 // Changed reports whether the publication changed any served document: a course or class
 // (Feed) or another, such as popular or a course list, which no feed names (D41 announces
 // either).

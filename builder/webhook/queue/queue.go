@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -127,8 +128,10 @@ func (q *Queue) rules() webhook.Rules {
 type Change struct {
 	Snapshot         string
 	Courses, Classes []int64
-	// After is the feeds' position before the change (afterChangeNumber).
-	After int64
+	// After is the feeds' position before the change (afterChangeNumber), and Last the
+	// position after it (the snapshot's Feed.Last). A message names the feeds from the
+	// position after the last message's changes when that is earlier (position).
+	After, Last int64
 	// Noticed is when builder serve heard of the commit; zero for a scheduled build.
 	Noticed time.Time
 }
@@ -136,26 +139,31 @@ type Change struct {
 // Enqueue queues one catalogue.changed for every enabled endpoint and makes sure each has
 // its delivery job, in one transaction. It returns the message's webhook-id.
 func (q *Queue) Enqueue(ctx context.Context, c Change) (string, error) {
-	now := time.Now()
-	body, err := webhook.Body(webhook.TypeChanged, now, webhook.Changed{
-		Snapshot: c.Snapshot, Courses: c.Courses, Classes: c.Classes, Feeds: q.feeds(c.After),
-	})
-	if err != nil {
-		return "", err
-	}
 	id := webhook.NewMessageID()
 	var noticed *time.Time
 	if !c.Noticed.IsZero() {
 		noticed = &c.Noticed
 	}
-	err = pgx.BeginFunc(ctx, q.opts.Pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, webhook.SQL(templates.WebhookEnqueue), id, webhook.TypeChanged, string(body), c.Snapshot, noticed)
+	err := pgx.BeginFunc(ctx, q.opts.Pool, func(tx pgx.Tx) error {
+		after, err := position(ctx, tx, c, time.Now())
 		if err != nil {
 			return err
 		}
+		body, err := webhook.Body(webhook.TypeChanged, time.Now(), webhook.Changed{
+			Snapshot: c.Snapshot, Courses: c.Courses, Classes: c.Classes, Feeds: q.feeds(after),
+		})
+		if err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, webhook.SQL(templates.WebhookEnqueue), id, webhook.TypeChanged, string(body), c.Snapshot, noticed)
 		endpoints, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 		if err != nil {
 			return err
+		}
+		if c.Last > 0 {
+			if _, err := tx.Exec(ctx, webhook.SQL(templates.WebhookPositionSet), c.Last); err != nil {
+				return err
+			}
 		}
 		return q.ensureJobs(ctx, tx, endpoints)
 	})
@@ -163,6 +171,30 @@ func (q *Queue) Enqueue(ctx context.Context, c Change) (string, error) {
 		return "", fmt.Errorf("queue %s: %w", webhook.TypeChanged, err)
 	}
 	return id, nil
+}
+
+// coverFor is how far back a message's feed URLs reach for changes whose own message was
+// never queued: the feeds keep deletions at least this long (feeds.retention, D36), and a
+// position further back, after the webhooks were off for days, would have a receiver read
+// more than it needs.
+const coverFor = 48 * time.Hour
+
+// position is where the message of c names the feeds from: the position after the last
+// message's changes, locked for tx, when that is before c.After and within coverFor of now
+// (change numbers are at least the clock in microseconds, D39); else c.After.
+func position(ctx context.Context, tx pgx.Tx, c Change, now time.Time) (int64, error) {
+	var last int64
+	err := tx.QueryRow(ctx, webhook.SQL(templates.WebhookPosition)).Scan(&last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c.After, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if last < c.After && last >= now.Add(-coverFor).UnixMicro() {
+		return last, nil
+	}
+	return c.After, nil
 }
 
 // ensureJobs inserts the delivery job of each endpoint; River skips those that have one.
