@@ -71,12 +71,14 @@ type apiEnv struct {
 }
 
 // Server states: serving normally; limited to one request a minute; before any snapshot
-// is published; with a replica whose search fails.
+// is published; with a replica whose search fails; serving normally, for the requests whose
+// head is too large (each counted, D46), so that srvOK's allowance is not used up.
 const (
 	srvOK        = "ok"
 	srvLimited   = "limited"
 	srvNoSnap    = "no snapshot"
 	srvBadSearch = "search fails"
+	srvHeads     = "large heads"
 )
 
 func newAPIEnv(t *testing.T) *apiEnv {
@@ -106,6 +108,7 @@ func newAPIEnv(t *testing.T) *apiEnv {
 	start(srvLimited, published, templates.MustDefault(), func(c *config.Config) { c.Edge.RateLimit = 1 })
 	start(srvNoSnap, empty, templates.MustDefault(), nil)
 	start(srvBadSearch, published, failingSearch(t), nil)
+	start(srvHeads, published, templates.MustDefault(), nil)
 	return env
 }
 
@@ -169,6 +172,7 @@ func TestOpenAPI(t *testing.T) {
 		t.Fatalf("first request to the limited server: status %d", got.Code)
 	}
 	const etag = "<etag>"
+	tooLarge := map[string]string{"X-Padding": strings.Repeat("x", edge.MaxRequestHead)}
 	calls := []apiCall{
 		{target: "/api/v2/public/courses", auth: "token", status: 200},
 		{target: "/api/v2/public/courses?type=Online&type[]=Blended&limit=1", auth: "token", status: 200},
@@ -252,6 +256,17 @@ func TestOpenAPI(t *testing.T) {
 		{target: "/api/v2/openapi.json", header: map[string]string{"Accept-Encoding": "gzip"}, status: 200},
 		{target: "/api/v2/openapi.json", header: map[string]string{"If-None-Match": etag}, status: 304},
 		{target: "/api/v2/openapi.json", method: http.MethodPost, status: 405},
+
+		// A request head over 32 KiB (D46), with a token or without one.
+		{target: "/api/v2/public/courses", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/public/popular", server: srvHeads, header: tooLarge, status: 431},
+		{target: "/api/v2/public/classes", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/public/course/1/classes", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/public/course/1", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/public/class/10", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/public/feeds/courses", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/public/feeds/classes", server: srvHeads, auth: "token", header: tooLarge, status: 431},
+		{target: "/api/v2/openapi.json", server: srvHeads, header: tooLarge, status: 431},
 
 		// HEAD answers like GET without a body; kin-openapi skips HEAD, so checkHeaders does it.
 		{target: "/api/v2/public/classes", method: http.MethodHead, auth: "token", status: 200},

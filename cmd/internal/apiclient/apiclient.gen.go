@@ -468,6 +468,9 @@ type BadPaging = Error
 // BadType Every error body.
 type BadType = Error
 
+// HeadersTooLarge Every error body.
+type HeadersTooLarge = Error
+
 // MethodNotAllowed Every error body.
 type MethodNotAllowed = Error
 
@@ -1674,6 +1677,11 @@ type GetOpenAPIResponse405Headers struct {
 	CacheControl string
 }
 
+// GetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPI
+type GetOpenAPIResponse431Headers struct {
+	CacheControl string
+}
+
 type GetOpenAPIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1681,12 +1689,16 @@ type GetOpenAPIResponse struct {
 	JSON200 *OpenAPIDocument
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *GetOpenAPIResponse304Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetOpenAPIResponse405Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetOpenAPIResponse431Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1697,6 +1709,11 @@ func (r GetOpenAPIResponse) GetJSON200() *OpenAPIDocument {
 // GetJSON405 returns the response for an HTTP 405 `application/json` response
 func (r GetOpenAPIResponse) GetJSON405() *MethodNotAllowed {
 	return r.JSON405
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetOpenAPIResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -1774,6 +1791,11 @@ type GetClassResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// GetClassResponse431Headers the declared response headers of an HTTP 431 response for GetClass
+type GetClassResponse431Headers struct {
+	CacheControl string
+}
+
 // GetClassResponse503Headers the declared response headers of an HTTP 503 response for GetClass
 type GetClassResponse503Headers struct {
 	CacheControl        string
@@ -1795,6 +1817,8 @@ type GetClassResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -1809,6 +1833,8 @@ type GetClassResponse struct {
 	Headers405 *GetClassResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetClassResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClassResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetClassResponse503Headers
 }
@@ -1836,6 +1862,11 @@ func (r GetClassResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetClassResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetClassResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -1908,6 +1939,11 @@ type SearchClassesResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// SearchClassesResponse431Headers the declared response headers of an HTTP 431 response for SearchClasses
+type SearchClassesResponse431Headers struct {
+	CacheControl string
+}
+
 // SearchClassesResponse500Headers the declared response headers of an HTTP 500 response for SearchClasses
 type SearchClassesResponse500Headers struct {
 	CacheControl        string
@@ -1935,6 +1971,8 @@ type SearchClassesResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *BadDate
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -1949,6 +1987,8 @@ type SearchClassesResponse struct {
 	Headers405 *SearchClassesResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SearchClassesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SearchClassesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SearchClassesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1978,6 +2018,11 @@ func (r SearchClassesResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SearchClassesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SearchClassesResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2065,6 +2110,11 @@ type GetCourseResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// GetCourseResponse431Headers the declared response headers of an HTTP 431 response for GetCourse
+type GetCourseResponse431Headers struct {
+	CacheControl string
+}
+
 // GetCourseResponse503Headers the declared response headers of an HTTP 503 response for GetCourse
 type GetCourseResponse503Headers struct {
 	CacheControl        string
@@ -2086,6 +2136,8 @@ type GetCourseResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2100,6 +2152,8 @@ type GetCourseResponse struct {
 	Headers405 *GetCourseResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCourseResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCourseResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCourseResponse503Headers
 }
@@ -2127,6 +2181,11 @@ func (r GetCourseResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCourseResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCourseResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2206,6 +2265,11 @@ type SearchCourseClassesResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// SearchCourseClassesResponse431Headers the declared response headers of an HTTP 431 response for SearchCourseClasses
+type SearchCourseClassesResponse431Headers struct {
+	CacheControl string
+}
+
 // SearchCourseClassesResponse500Headers the declared response headers of an HTTP 500 response for SearchCourseClasses
 type SearchCourseClassesResponse500Headers struct {
 	CacheControl        string
@@ -2235,6 +2299,8 @@ type SearchCourseClassesResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *BadDate
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -2251,6 +2317,8 @@ type SearchCourseClassesResponse struct {
 	Headers405 *SearchCourseClassesResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SearchCourseClassesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SearchCourseClassesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SearchCourseClassesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2285,6 +2353,11 @@ func (r SearchCourseClassesResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SearchCourseClassesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SearchCourseClassesResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2372,6 +2445,11 @@ type ListCoursesResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// ListCoursesResponse431Headers the declared response headers of an HTTP 431 response for ListCourses
+type ListCoursesResponse431Headers struct {
+	CacheControl string
+}
+
 // ListCoursesResponse503Headers the declared response headers of an HTTP 503 response for ListCourses
 type ListCoursesResponse503Headers struct {
 	CacheControl        string
@@ -2393,6 +2471,8 @@ type ListCoursesResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2407,6 +2487,8 @@ type ListCoursesResponse struct {
 	Headers405 *ListCoursesResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCoursesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCoursesResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCoursesResponse503Headers
 }
@@ -2434,6 +2516,11 @@ func (r ListCoursesResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCoursesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCoursesResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2516,6 +2603,11 @@ type ClassFeedResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// ClassFeedResponse431Headers the declared response headers of an HTTP 431 response for ClassFeed
+type ClassFeedResponse431Headers struct {
+	CacheControl string
+}
+
 // ClassFeedResponse503Headers the declared response headers of an HTTP 503 response for ClassFeed
 type ClassFeedResponse503Headers struct {
 	CacheControl        string
@@ -2537,6 +2629,8 @@ type ClassFeedResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2551,6 +2645,8 @@ type ClassFeedResponse struct {
 	Headers405 *ClassFeedResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ClassFeedResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ClassFeedResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ClassFeedResponse503Headers
 }
@@ -2578,6 +2674,11 @@ func (r ClassFeedResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ClassFeedResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ClassFeedResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2660,6 +2761,11 @@ type CourseFeedResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// CourseFeedResponse431Headers the declared response headers of an HTTP 431 response for CourseFeed
+type CourseFeedResponse431Headers struct {
+	CacheControl string
+}
+
 // CourseFeedResponse503Headers the declared response headers of an HTTP 503 response for CourseFeed
 type CourseFeedResponse503Headers struct {
 	CacheControl        string
@@ -2681,6 +2787,8 @@ type CourseFeedResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2695,6 +2803,8 @@ type CourseFeedResponse struct {
 	Headers405 *CourseFeedResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CourseFeedResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CourseFeedResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CourseFeedResponse503Headers
 }
@@ -2722,6 +2832,11 @@ func (r CourseFeedResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CourseFeedResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CourseFeedResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2797,6 +2912,11 @@ type ListPopularCoursesResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// ListPopularCoursesResponse431Headers the declared response headers of an HTTP 431 response for ListPopularCourses
+type ListPopularCoursesResponse431Headers struct {
+	CacheControl string
+}
+
 // ListPopularCoursesResponse503Headers the declared response headers of an HTTP 503 response for ListPopularCourses
 type ListPopularCoursesResponse503Headers struct {
 	CacheControl        string
@@ -2816,6 +2936,8 @@ type ListPopularCoursesResponse struct {
 	JSON405 *MethodNotAllowed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2828,6 +2950,8 @@ type ListPopularCoursesResponse struct {
 	Headers405 *ListPopularCoursesResponse405Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPopularCoursesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPopularCoursesResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListPopularCoursesResponse503Headers
 }
@@ -2850,6 +2974,11 @@ func (r ListPopularCoursesResponse) GetJSON405() *MethodNotAllowed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPopularCoursesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPopularCoursesResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -3052,6 +3181,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		}
 		response.JSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	}
 
 	switch {
@@ -3113,6 +3249,16 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.CacheControl = value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetOpenAPIResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	}
 
 	return response, nil
@@ -3169,6 +3315,13 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
@@ -3352,6 +3505,16 @@ func ParseGetClassResponse(rsp *http.Response) (*GetClassResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClassResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetClassResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -3436,6 +3599,13 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest BadDate
@@ -3581,6 +3751,16 @@ func ParseSearchClassesResponse(rsp *http.Response) (*SearchClassesResponse, err
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SearchClassesResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SearchClassesResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -3685,6 +3865,13 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
@@ -3868,6 +4055,16 @@ func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCourseResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCourseResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -3959,6 +4156,13 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest BadDate
@@ -4128,6 +4332,16 @@ func ParseSearchCourseClassesResponse(rsp *http.Response) (*SearchCourseClassesR
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SearchCourseClassesResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SearchCourseClassesResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -4232,6 +4446,13 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
@@ -4415,6 +4636,16 @@ func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) 
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCoursesResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCoursesResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -4502,6 +4733,13 @@ func ParseClassFeedResponse(rsp *http.Response) (*ClassFeedResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
@@ -4685,6 +4923,16 @@ func ParseClassFeedResponse(rsp *http.Response) (*ClassFeedResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ClassFeedResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers ClassFeedResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -4772,6 +5020,13 @@ func ParseCourseFeedResponse(rsp *http.Response) (*CourseFeedResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
@@ -4955,6 +5210,16 @@ func ParseCourseFeedResponse(rsp *http.Response) (*CourseFeedResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CourseFeedResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers CourseFeedResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -5035,6 +5300,13 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
@@ -5194,6 +5466,16 @@ func ParseListPopularCoursesResponse(rsp *http.Response) (*ListPopularCoursesRes
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPopularCoursesResponse431Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPopularCoursesResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
