@@ -357,8 +357,9 @@ func unwritableFolder(t *testing.T) config.Store {
 }
 
 // TestReplicaLagOutcomes: the replica check says what it found: the streaming standby
-// replays the primary's mark (and how fast), and a replica.url that is a database but no
-// standby (another URL of the primary) passes as read as it is. The check waits through
+// replays the primary's mark (and how fast), a replica.url that is the primary under another
+// URL passes as read as it is, and any other database fails (config/OPERATIONS.md: the
+// replica must be a physical standby; an operator's review). The check waits through
 // freshness.WaitReplayOn, the wait builder serve makes before a build.
 func TestReplicaLagOutcomes(t *testing.T) {
 	o := healthy(t, true)
@@ -368,9 +369,16 @@ func TestReplicaLagOutcomes(t *testing.T) {
 	}
 	o.ReplicaURL = o.PrimaryURL + "&application_name=doctor-test" // the primary, under another URL
 	r = run(t, o)
-	want := "replica.url is not a standby (it replays nothing): it is read as it is"
+	want := "replica.url is the primary's database under another URL: it is read as it is"
 	if c := find(r, "replica lag"); c == nil || !c.OK || c.Detail != want {
-		t.Errorf("a replica.url that is no standby: %+v, want a pass saying %q", c, want)
+		t.Errorf("the primary under another URL: %+v, want a pass saying %q", c, want)
+	}
+	// Another database of the mapping, neither a standby nor the primary: a logical replica
+	// or a copy, which a build reads before it has the change (it passed as read as it is).
+	o.ReplicaURL = testkit.NewMigratedDatabase(t)
+	r = run(t, o)
+	if c := find(r, "replica lag"); c == nil || c.OK || !strings.Contains(c.Detail, "neither a standby") || c.Fix == "" {
+		t.Errorf("a replica.url that is another database: %+v, want failed as neither a standby nor the primary", c)
 	}
 }
 

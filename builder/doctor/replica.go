@@ -67,13 +67,39 @@ func replicaLag(ctx context.Context, primary, conn *pgx.Conn, o Options) Check {
 	case err != nil:
 		c.Detail = err.Error()
 	case caught && replayed == 0:
-		c.OK, c.Detail = true, "replica.url is not a standby (it replays nothing): it is read as it is"
+		return notStandby(ctx, primary, conn, c)
 	case caught:
 		c.OK, c.Detail = true, fmt.Sprintf("replayed the primary's position within %v", time.Since(began).Round(time.Millisecond))
 	default:
 		c.Detail = fmt.Sprintf("the replica has not replayed the primary's position %s within %v (it is at %s)", lsn, o.ReplicaLag, replayed)
 		c.Fix = "check the replication (pg_stat_replication on the primary); builds wait up to builder.replica_wait for it"
 	}
+	return c
+}
+
+// notStandby checks a replica.url that replays nothing: the primary under another URL is
+// read as it is, and always up to date; any other database (a logical replica, a copy) is
+// read at once after a change it may not have received yet, which is then published only by
+// the next build (config/OPERATIONS.md: the replica must be a physical streaming standby).
+// One server and one database: the postmaster's start time and the database's oid agree.
+func notStandby(ctx context.Context, primary, conn *pgx.Conn, c Check) Check {
+	const which = "SELECT pg_postmaster_start_time()::text || '/' || oid::text FROM pg_database WHERE datname = current_database()"
+	var p, r string
+	if err := primary.QueryRow(ctx, which).Scan(&p); err != nil {
+		c.Detail = "cannot tell the primary's server: " + err.Error()
+		return c
+	}
+	if err := conn.QueryRow(ctx, which).Scan(&r); err != nil {
+		c.Detail = "cannot tell replica.url's server: " + err.Error()
+		return c
+	}
+	if p == r {
+		c.OK, c.Detail = true, "replica.url is the primary's database under another URL: it is read as it is"
+		return c
+	}
+	c.Detail = "replica.url is neither a standby (it replays nothing) nor the primary's database: a build told of a change reads it at once, " +
+		"before a logical replica or a copy has the change, which then waits for the next build"
+	c.Fix = "point replica.url at a physical streaming standby of database.url (config/OPERATIONS.md), or leave it empty to read the primary"
 	return c
 }
 
