@@ -457,9 +457,9 @@ var keys = []Key{
 	},
 	{Name: "edge.jwt.max_lifetime",
 		Default: 24 * time.Hour,
-		Doc: "The longest lifetime, `exp` minus `iat`, accepted from a JWT that has " +
-			"`iat` (one without `iat` is not checked for it). A token meant to live " +
-			"for years is refused.",
+		Doc: "The longest lifetime, `exp` minus `iat`, accepted from a JWT; from one " +
+			"without `iat`, the longest time left, `exp` minus now (plus " +
+			"`edge.jwt.leeway`). A token meant to live for years is refused.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.JWT.MaxLifetime <= 0 {
 				bad("must be a positive duration such as 24h", c.Edge.JWT.MaxLifetime)

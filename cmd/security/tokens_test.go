@@ -78,6 +78,7 @@ func TestTokenSession(t *testing.T) {
 		edit: func(c *config.Config) {
 			c.Edge.RateLimit, c.Edge.TokenRefresh = sessionLimit, sessionRefresh
 			c.Edge.JWT.HMACSecret = string(sessionJWTSecret)
+			c.Edge.JWT.MaxLifetime = 2 * 365 * 24 * time.Hour // the valid JWT outlasts the session
 		}})
 	unknown, err := apitoken.New()
 	if err != nil {

@@ -78,7 +78,9 @@ func TestMaxLifetime(t *testing.T) {
 		{"exactly 24h", with(valid(), "iat", at(-time.Hour), "exp", at(23*time.Hour)), true},
 		{"24h and a second", with(valid(), "iat", at(-time.Hour), "exp", at(23*time.Hour+time.Second)), false},
 		{"ten years", with(valid(), "iat", at(-time.Minute), "exp", at(10*365*24*time.Hour)), false},
-		{"ten years without iat", with(valid(), "iat", nil, "exp", at(10*365*24*time.Hour)), true},
+		{"ten years without iat", with(valid(), "iat", nil, "exp", at(10*365*24*time.Hour)), false},
+		{"without iat, 25h left", with(valid(), "iat", nil, "exp", at(25*time.Hour)), false},
+		{"without iat, 23h left", with(valid(), "iat", nil, "exp", at(23*time.Hour)), true},
 	} {
 		got, err := v.Verify(t.Context(), jwttest.HS256(t, secret, tt.claims))
 		if ok := err == nil; ok != tt.ok {

@@ -54,8 +54,8 @@ type JWTOptions struct {
 	Leeway time.Duration
 	// StudentClaim names the claim holding registrations.student_id (default "sub").
 	StudentClaim string
-	// MaxLifetime, when positive, is the longest exp - iat accepted from a token that has
-	// iat (edge.jwt.max_lifetime).
+	// MaxLifetime, when positive, is the longest exp - iat accepted from a token, or
+	// exp - now from one without iat (edge.jwt.max_lifetime).
 	MaxLifetime time.Duration
 	// Now is the clock (nil: time.Now); tests inject one.
 	Now func() time.Time
@@ -69,7 +69,9 @@ type JWTOptions struct {
 type JWTVerifier struct {
 	secret      []byte
 	maxLifetime time.Duration // 0: not checked
-	jwks        *jwks         // nil without edge.jwt.jwks_url
+	leeway      time.Duration
+	now         func() time.Time
+	jwks        *jwks // nil without edge.jwt.jwks_url
 	claim       string
 	parser      *jwt.Parser
 	methods     []string
@@ -82,7 +84,10 @@ func NewJWTVerifier(ctx context.Context, o JWTOptions) (*JWTVerifier, error) {
 	if len(o.HMACSecret) == 0 && o.JWKSURL == "" {
 		return nil, errors.New("JWT verification needs edge.jwt.hmac_secret or edge.jwt.jwks_url")
 	}
-	v := &JWTVerifier{claim: o.StudentClaim, maxLifetime: o.MaxLifetime}
+	v := &JWTVerifier{claim: o.StudentClaim, maxLifetime: o.MaxLifetime, leeway: o.Leeway, now: o.Now}
+	if v.now == nil {
+		v.now = time.Now
+	}
 	if v.claim == "" {
 		v.claim = "sub"
 	}
@@ -152,15 +157,26 @@ func (v *JWTVerifier) verify(ctx context.Context, token string, fetch bool) (str
 	return student, nil
 }
 
-// checkLifetime refuses a token meant to live longer than edge.jwt.max_lifetime, exp - iat,
-// when it has iat (the parser has checked both are numbers when present, and exp is).
+// checkLifetime refuses a token meant to live longer than edge.jwt.max_lifetime: exp - iat
+// when it has iat, and otherwise exp - now (with the clock skew allowed), so that a token
+// without iat cannot live for years either: it is refused until its last max_lifetime.
+// The parser has checked that exp is a number and iat one when present.
 func (v *JWTVerifier) checkLifetime(claims jwt.MapClaims) error {
-	iat, err := claims.GetIssuedAt()
-	if v.maxLifetime <= 0 || err != nil || iat == nil {
+	if v.maxLifetime <= 0 {
 		return nil
 	}
 	exp, err := claims.GetExpirationTime()
 	if err != nil || exp == nil {
+		return nil
+	}
+	iat, err := claims.GetIssuedAt()
+	if err != nil {
+		return nil
+	}
+	if iat == nil {
+		if left := exp.Sub(v.now()); left > v.maxLifetime+v.leeway {
+			return fmt.Errorf("%w: it has no iat and lives %s more, more than edge.jwt.max_lifetime (%s)", jwt.ErrTokenInvalidClaims, left.Round(time.Second), v.maxLifetime)
+		}
 		return nil
 	}
 	if life := exp.Sub(iat.Time); life > v.maxLifetime {

@@ -90,7 +90,7 @@ func write(path, base string, secret []byte, pairs []pair) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	exp := time.Now().Add(24 * time.Hour).Unix()
+	exp := time.Now().Add(12 * time.Hour).Unix() // within edge.jwt.max_lifetime (24h)
 	for i, p := range pairs {
 		token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": p.student, "exp": exp}).SignedString(secret)
 		if err != nil {
