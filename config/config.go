@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/netip"
 	"net/url"
 	"os"
 	"reflect"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+
+	"github.com/trainingco/catalogue/edge/auth"
 )
 
 // EnvPrefix is the prefix of every environment variable: database.url is CATALOGUE_DATABASE_URL.
@@ -413,25 +414,10 @@ func validRedisURL(s string) bool {
 	return err == nil && n >= 0
 }
 
-// validJWKSURL accepts https URLs, and http ones to the local machine only: keys fetched in
-// the clear could be replaced on the way by anyone able to sign tokens with their own.
+// validJWKSURL applies auth.JWKSURLAllowed, the rule redirects from the URL are held to.
 func validJWKSURL(s string) bool {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	switch u.Scheme {
-	case "https":
-		return true
-	case "http":
-		h := u.Hostname()
-		if h == "localhost" {
-			return true
-		}
-		ip, err := netip.ParseAddr(h)
-		return err == nil && ip.IsLoopback()
-	}
-	return false
+	return err == nil && auth.JWKSURLAllowed(u)
 }
 
 // splitList splits the one comma-separated string an environment variable gives.

@@ -19,6 +19,7 @@ import (
 	"github.com/trainingco/catalogue/cmd/internal/metricsserve"
 	"github.com/trainingco/catalogue/config"
 	"github.com/trainingco/catalogue/edge"
+	"github.com/trainingco/catalogue/edge/auth"
 	"github.com/trainingco/catalogue/edge/cork"
 	"github.com/trainingco/catalogue/edge/ratelimit"
 	"github.com/trainingco/catalogue/templates"
@@ -224,8 +225,8 @@ func openTokens(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
 	return openPool(ctx, cfg, 1, tokenStatementTimeout)
 }
 
-// tokenStatementTimeout is the reload's own bound and statementMargin.
-const tokenStatementTimeout = 5*time.Second + statementMargin
+// tokenStatementTimeout is the reload's own bound (auth.TokenQueryTimeout) and statementMargin.
+const tokenStatementTimeout = auth.TokenQueryTimeout + statementMargin
 
 // openPool returns a pool of at most conns connections to the replica whose statements
 // PostgreSQL ends after statementTimeout.

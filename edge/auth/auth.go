@@ -55,9 +55,9 @@ func (r *Refusal) Unwrap() error { return r.Kind }
 // a client with a great many addresses can make the edge hold about 10 MB, no more.
 const maxFailureKeys = 16384
 
-// tokenQueryTimeout bounds one load of the token hashes, so that a hung replica delays the
+// TokenQueryTimeout bounds one load of the token hashes, so that a hung replica delays the
 // next refresh by at most this much.
-const tokenQueryTimeout = 5 * time.Second
+const TokenQueryTimeout = 5 * time.Second
 
 // Options are a Gate's dependencies and settings. Pool and Templates are required.
 type Options struct {
@@ -160,7 +160,7 @@ type tokenRow struct {
 func (g *Gate) refresh(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, tokenQueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, TokenQueryTimeout)
 	defer cancel()
 	rows, err := g.opts.Pool.Query(ctx, g.opts.Templates.SQL(templates.Tokens))
 	if err != nil {

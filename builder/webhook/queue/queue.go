@@ -174,10 +174,10 @@ func (q *Queue) Enqueue(ctx context.Context, c Change) (string, error) {
 }
 
 // coverFor is how far back a message's feed URLs reach for changes whose own message was
-// never queued: the feeds keep deletions at least this long (feeds.retention, D36), and a
-// position further back, after the webhooks were off for days, would have a receiver read
-// more than it needs.
-const coverFor = 48 * time.Hour
+// never queued: the feeds keep deletions at least this long (the shortest feeds.retention,
+// D36), and a position further back, after the webhooks were off for days, would have a
+// receiver read more than it needs.
+const coverFor = config.MinRetention
 
 // position is where the message of c names the feeds from: the position after the last
 // message's changes, locked for tx, when that is before c.After and within coverFor of now
