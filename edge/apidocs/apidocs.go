@@ -180,7 +180,20 @@ func (d *Docs) Serve(w http.ResponseWriter, r *http.Request, name string, gz boo
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("ETag", tag)
-	// ServeContent answers If-None-Match, HEAD and ranges, and sets Content-Length.
-	http.ServeContent(w, r, name, time.Time{}, body)
+	// ServeContent answers If-None-Match and HEAD, and sets Content-Length. It is shown no
+	// other header: it would answer a thousand 1-byte ranges with a megabyte of multipart,
+	// for anyone, and a failed range or If-Match with its own 416 or 412 in plain text
+	// (D24). The page is small enough to send whole.
+	only := *r
+	only.Header = http.Header{"If-None-Match": r.Header.Values("If-None-Match")}
+	http.ServeContent(noRanges{w}, &only, name, time.Time{}, body)
 	return true
+}
+
+// noRanges drops the Accept-Ranges: bytes that ServeContent sets, ranges being ignored.
+type noRanges struct{ http.ResponseWriter }
+
+func (w noRanges) WriteHeader(code int) {
+	w.Header().Del("Accept-Ranges")
+	w.ResponseWriter.WriteHeader(code)
 }

@@ -266,3 +266,33 @@ func gunzip(b []byte) ([]byte, error) {
 	}
 	return io.ReadAll(zr)
 }
+
+// TestRangesAndPreconditionsIgnored: the page and its files are answered whole, whatever
+// Range, If-Range, If-Match or If-Unmodified-Since say (If-None-Match alone is honoured):
+// thousands of 1-byte ranges made a 206 of a megabyte of multipart for anyone, at some 20
+// times the CPU of the whole file, and a range or precondition that failed was answered
+// 416 or 412 in plain text or HTML, without no-store, unlike every other error (D24).
+func TestRangesAndPreconditionsIgnored(t *testing.T) {
+	d, err := apidocs.New("/api/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := os.ReadFile("assets/swagger-ui-bundle.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := "bytes=" + strings.Repeat("0-0,", 6999) + "0-0"
+	for _, h := range [][]string{
+		{"Range", many},
+		{"Range", "bytes=0-99"},
+		{"Range", "bytes=99999999-"},
+		{"Range", "bytes=0-99", "If-Range", `"anything"`},
+		{"If-Match", `"nope"`},
+		{"If-Unmodified-Since", "Mon, 01 Jan 2001 00:00:00 GMT"},
+	} {
+		r, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", false, h...)
+		if r.Code != http.StatusOK || !bytes.Equal(r.Body.Bytes(), bundle) || r.Header().Get("Accept-Ranges") != "" {
+			t.Errorf("%s (%.40s): status %d, %d bytes, Accept-Ranges %q; want 200 and the whole bundle (%d bytes), no Accept-Ranges", h[0], h[1], r.Code, r.Body.Len(), r.Header().Get("Accept-Ranges"), len(bundle))
+		}
+	}
+}
