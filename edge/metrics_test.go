@@ -157,13 +157,16 @@ func flatten(fams map[string]*dto.MetricFamily, prefix string) map[string]float6
 
 // TestMetricsNotOnThePublicHandler: /metrics is not a route of the public handler, which
 // answers it like any unknown path (D24, D26): 404 to GET and HEAD, whatever the caller
-// holds; the metrics are on MetricsHandler, which cmd/edge serves on edge.metrics_listen.
+// holds (a token's answer with its X-RateLimit headers, D23); the metrics are on
+// MetricsHandler, which cmd/edge serves on edge.metrics_listen.
 func TestMetricsNotOnThePublicHandler(t *testing.T) {
 	env := newAuthEnv(t, nil)
 	notFound := response{Status: 404, Body: `{"message":"Not Found."}` + "\n",
 		Headers: map[string]string{"Content-Type": jsonContentType}}
-	for _, r := range []req{{target: "/metrics"}, {target: "/metrics", auth: env.bearer()}} {
-		if diff := cmp.Diff(notFound, env.send(r)); diff != "" {
+	toToken := response{Status: 404, Body: notFound.Body, Headers: map[string]string{"Content-Type": jsonContentType,
+		"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "59"}}
+	for r, want := range map[*req]response{{target: "/metrics"}: notFound, {target: "/metrics", auth: env.bearer()}: toToken} {
+		if diff := cmp.Diff(want, env.send(*r)); diff != "" {
 			t.Errorf("GET /metrics on the public handler (auth %q) mismatch (-want +got):\n%s", r.auth, diff)
 		}
 	}

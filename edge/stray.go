@@ -16,11 +16,16 @@ func (s *Server) handleStray(c echo.Context) error {
 
 // stray counts a request that reached no endpoint against its client's address, or against
 // its token or student when it carries a valid one (auth.Gate.Stray, D44), and returns its
-// answer: answer itself, or the refusal once that allowance is used up. Under /public an
-// unknown path is answered to a valid token only, and counted like any request of it.
+// answer: answer itself, with the token's X-RateLimit headers (D23), or the refusal once
+// that allowance is used up. Under /public an unknown path is answered to a valid token
+// only, and counted like any request of it.
 func (s *Server) stray(c echo.Context, answer error) error {
 	req := c.Request()
-	return s.refusedOr(c, s.auth.Stray(req.Context(), req.Header, clientAddr(c)), answer)
+	a, err := s.auth.Stray(req.Context(), req.Header, clientAddr(c))
+	if err == nil && a.Limit > 0 {
+		s.setLimitHeaders(c, a.Decision)
+	}
+	return s.refusedOr(c, err, answer)
 }
 
 // countPreflight counts a CORS preflight against its client's address like any anonymous

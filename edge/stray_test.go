@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -67,15 +68,22 @@ func TestAuthenticatedStraysSpareTheAddress(t *testing.T) {
 	notFound := response{Status: 404, Body: `{"message":"Not Found."}` + "\n", Headers: map[string]string{"Content-Type": jsonContentType}}
 	notAllowed := response{Status: 405, Body: `{"message":"Method Not Allowed."}` + "\n", Headers: map[string]string{"Content-Type": jsonContentType}}
 	student := bearerOf(studentJWT(t, env, "7"))
+	// Each answer to a valid credential says where its limit stands (D23).
+	left := func(r response, remaining string) response {
+		h := maps.Clone(r.Headers)
+		h["X-RateLimit-Limit"], h["X-RateLimit-Remaining"] = "4", remaining
+		return response{Status: r.Status, Body: r.Body, Headers: h}
+	}
 	for i, tt := range []struct {
 		r    req
 		want response
 	}{
-		{req{method: http.MethodPost, target: "/api/v2/public/courses", auth: env.bearer()}, notAllowed},
-		{req{method: http.MethodDelete, target: "/", auth: env.bearer()}, notAllowed},
-		{req{target: "/wp-login.php", auth: env.bearer()}, notFound},
-		{req{method: http.MethodPut, target: course1, auth: student}, notAllowed},
-		{req{target: "/api/v2/nope", auth: student}, notFound},
+		{req{method: http.MethodPost, target: "/api/v2/public/courses", auth: env.bearer()}, left(notAllowed, "3")},
+		{req{method: http.MethodDelete, target: "/", auth: env.bearer()}, left(notAllowed, "2")},
+		{req{target: "/wp-login.php", auth: env.bearer()}, left(notFound, "1")},
+		{req{method: http.MethodPut, target: course1, auth: student}, left(notAllowed, "3")},
+		{req{target: "/api/v2/nope", auth: student}, left(notFound, "2")},
+		{req{target: "/api/v2/docs/nope", auth: student}, left(notFound, "1")},
 	} {
 		if diff := gocmp.Diff(tt.want, env.send(tt.r)); diff != "" {
 			t.Fatalf("authenticated stray request %d mismatch (-want +got):\n%s", i+1, diff)
@@ -92,7 +100,7 @@ func TestAuthenticatedStraysSpareTheAddress(t *testing.T) {
 	}
 	// The token has used three of its four: one more stray is answered, the next refused as
 	// the token's, and the address's refusal does not touch it.
-	if diff := gocmp.Diff(notAllowed, env.send(req{method: http.MethodPatch, target: "/", auth: env.bearer()})); diff != "" {
+	if diff := gocmp.Diff(left(notAllowed, "0"), env.send(req{method: http.MethodPatch, target: "/", auth: env.bearer()})); diff != "" {
 		t.Errorf("the token's fourth stray request mismatch (-want +got):\n%s", diff)
 	}
 	tokenLimited := response{Status: 429, Body: bodyTooMany, Headers: map[string]string{"Content-Type": jsonContentType,

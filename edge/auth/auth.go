@@ -317,21 +317,25 @@ func (g *Gate) failed(ctx context.Context, addr string) (Admission, error) {
 // anyone can send them. One with a valid token or JWT counts against that token or student
 // (Admit), never against its address (D44): a client with a good token must not get everyone
 // behind its address refused. Any other counts against its address like a failed
-// authentication, and is answered (nil) while the address is within its allowance.
-func (g *Gate) Stray(ctx context.Context, h http.Header, addr string) error {
+// authentication, and is answered (nil) while the address is within its allowance. The
+// Admission holds the token's or student's decision when one was counted (its Limit is
+// then positive), for the answer's X-RateLimit headers (D23).
+func (g *Gate) Stray(ctx context.Context, h http.Header, addr string) (Admission, error) {
 	if _, ok := bearerToken(h); !ok {
-		return g.CountAddress(ctx, addr)
+		return Admission{}, g.CountAddress(ctx, addr)
 	}
-	_, err := g.Admit(ctx, h, addr) // an invalid credential is counted against addr there
+	a, err := g.Admit(ctx, h, addr) // an invalid credential is counted against addr there
 	var r *Refusal
 	switch {
-	case err == nil || errors.Is(err, ErrLimiterFailed) || errors.Is(err, ErrUnauthenticated):
-		return nil
+	case err == nil:
+		return a, nil
+	case errors.Is(err, ErrLimiterFailed) || errors.Is(err, ErrUnauthenticated):
+		return Admission{}, nil
 	case errors.As(err, &r) && r.Kind == ErrNotLoaded:
 		// The token cannot be checked yet: counted as anonymous.
-		return g.CountAddress(ctx, addr)
+		return Admission{}, g.CountAddress(ctx, addr)
 	}
-	return err
+	return Admission{}, err
 }
 
 // CountAddress counts an anonymous request against its address's allowance of failures,
