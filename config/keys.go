@@ -167,9 +167,9 @@ var keys = []Key{
 			"([builder/README.md](../builder/README.md#freshness-a-committed-change-is-served-within-seconds)): " +
 			"`builder serve` LISTENs on `database.url` for the notifications of the " +
 			"triggers that `builder migrate` installs, and publishes each committed " +
-			"change within seconds. It listens on the primary because a standby " +
-			"delivers no notifications, and re-renders only the documents a change " +
-			"affects; `builder.schedule` stays as the safety net. Off: builds run " +
+			"change within seconds. It needs the primary (a standby delivers no " +
+			"notifications: [OPERATIONS.md](OPERATIONS.md#postgresql)), and " +
+			"re-renders only the documents a change affects; `builder.schedule` stays as the safety net. Off: builds run " +
 			"on the schedule only, and `builder migrate` removes the triggers (so " +
 			"the primary's writes pay nothing)."},
 	{Name: "builder.debounce",
@@ -291,7 +291,9 @@ var keys = []Key{
 			"like anonymous requests (D44), and any other `OPTIONS` gets 405. Each " +
 			"is an origin as browsers send it, `https://shop.example` (no path, not " +
 			"even `/`), `*` in a host for any subdomain, or `*` alone for every " +
-			"origin. Empty allows none.",
+			"origin. A preflight's answer says `Access-Control-Max-Age: 600`: a " +
+			"browser reuses it for up to 10 minutes, sending no new preflight for " +
+			"that request meanwhile. Empty allows none.",
 		Check: func(c Config, bad Bad) {
 			for _, o := range c.Edge.CORSOrigins {
 				if !isOrigin(o) {
@@ -302,13 +304,10 @@ var keys = []Key{
 	{Name: "edge.cache_dir",
 		Shown: "none (the systemd unit and the image set it)",
 		Doc: "A folder of this edge's own where it keeps a copy of the last snapshot " +
-			"it loaded, to serve it at start when the store is unreachable. Without " +
-			"one, an edge started during a store outage answers 503 until the store " +
-			"is back (it logs a warning at start). Set it in production: the " +
-			"systemd unit sets it to its CacheDirectory, the image to its volume " +
-			"`/var/cache/catalogue`. The bare binary has no place it may assume " +
-			"writable (its working directory may be read-only), so the default is " +
-			"none."},
+			"it loaded, to serve it at start when the store is unreachable. Empty: " +
+			"no copy. When to set it, and what the systemd unit and the image set " +
+			"it to: [OPERATIONS.md](OPERATIONS.md#the-store), An edge started while " +
+			"the store is down."},
 	{Name: "edge.search_timeout",
 		Check:   func(c Config, bad Bad) { positive(c.Edge.SearchTimeout, bad) },
 		Default: 2 * time.Second,
@@ -319,10 +318,11 @@ var keys = []Key{
 		Doc: "How long the edge reuses the response of a live class search for later " +
 			"requests with the same parameters (and the same \"today\"), and lets " +
 			"concurrent identical searches share one query. A search may therefore " +
-			"show the database as it was up to this long ago (static documents " +
-			"follow a change within about a second with `builder.listen`, within " +
-			"`builder.schedule` without it). It is also the `max-age` of search " +
-			"answers (`Cache-Control: private, max-age=5`). A response asked for in " +
+			"show the database as it was up to this long ago, while static " +
+			"documents follow a change as Freshness in " +
+			"[builder/README.md](../builder/README.md#freshness-a-committed-change-is-served-within-seconds) " +
+			"says. It is also the `max-age` of search answers (`Cache-Control: " +
+			"private, max-age=` its seconds). A response asked for in " +
 			"the last fifth of this period is refreshed in the background while it " +
 			"is still served, so searches that keep being asked for never wait for " +
 			"their query. Errors and 503s are never reused. 0 disables the cache: " +
@@ -384,8 +384,8 @@ var keys = []Key{
 		Default: 50 * time.Millisecond,
 		Doc: "The longest the edge waits for Redis on a request, connecting " +
 			"included, between 1ms and 1s; past it the request is counted in " +
-			"memory. The edge then stops asking Redis until a probe (every second) " +
-			"finds it answering.",
+			"memory. After three such calls in a row the edge stops asking Redis " +
+			"until a probe (every second) finds it answering.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.RedisTimeout <= 0 || c.Edge.RedisTimeout > maxRedisTimeout {
 				bad("must be between 1ms and 1s: a Redis that hangs costs a request up to this much", c.Edge.RedisTimeout)
