@@ -1,9 +1,8 @@
-# Entry points for developers and CI. `make test` is what CI runs (.ci/run); it needs only Go:
-# PostgreSQL, MinIO, Redis, staticcheck, Node.js with its npm tools, Chromium, Docker's engine and
-# systemd's tools are installed on first use.
+# Entry points for developers and CI. `make test` is what CI runs (.ci/run). What the targets
+# need, and install on first use: README.md; each script's: scripts/README.md.
 #
-#   make test        gofmt, go mod tidy -diff, go vet, staticcheck, ShellCheck, go build, the
-#                    OpenAPI tools, the systemd units, then the tests against real services
+#   make test        every check, in the order of the test target below: cmd/README.md,
+#                    "What make test runs", says what each runs
 #   make build       the binaries, static, into ./bin (scripts/gobuild.sh says why)
 #   make image       the container image catalogue:latest and catalogue:VERSION (Docker)
 #   make services    start PostgreSQL, MinIO and Redis for a shell: eval "$(make -s services)"
@@ -64,11 +63,8 @@ shellcheck:
 compile:
 	$(GO) build ./...
 
-# The tools partner developers use, pinned in scripts/openapi/: Spectral lints
-# edge/openapi.json, openapi-typescript's types type-check an openapi-fetch program with
-# tsc --strict, the docs page's Swagger UI must be the pinned package's, and the pinned
-# ogen's Go client must compile. Node.js (apt), the npm packages (into bin/node) and ogen
-# (into bin/tools, from the Go module proxy) are installed on first use.
+# The tools partner developers use on edge/openapi.json, pinned in scripts/openapi/, and
+# cspell: scripts/openapi.sh's header says what each checks and what it installs.
 openapi:
 	scripts/openapi.sh check
 
@@ -83,8 +79,8 @@ units:
 engine:
 	scripts/image/docker.sh
 
-# The tests run against a PostgreSQL and a MinIO of their own, started and stopped by
-# scripts/test.sh; a service that does not start fails the target.
+# The tests run against the services scripts/test.sh starts and stops (cmd/README.md says
+# which); a service that does not start fails the target.
 test-go:
 	scripts/test.sh $(GO) test $(TEST_FLAGS) ./...
 
