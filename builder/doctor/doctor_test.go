@@ -226,7 +226,8 @@ func TestFinds(t *testing.T) {
 			"searched columns", "catalogue_classes reads classes.end_date, which the class search matches on", ""},
 		{"a view filtered on a column not searched", `ALTER TABLE courses ADD COLUMN deleted_at timestamptz;
 			DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
-			SELECT id, name, type, description, is_public FROM courses WHERE deleted_at IS NULL`, nil,
+			SELECT id, name, type, description, is_public FROM courses WHERE deleted_at IS NULL;
+			UPDATE catalogue_feeds SET watched = watched || '{deleted_at}' WHERE source = 'courses'`, nil,
 			"searched columns", "catalogue_courses reads courses.deleted_at, which", "indexes"},
 		{"a course name read from a table fed as another kind", `CREATE TABLE titles (course_id bigint PRIMARY KEY, title text);
 			INSERT INTO titles SELECT id, name FROM courses;
@@ -543,8 +544,9 @@ func searchAll(t *testing.T, db string) (listed, total int64) {
 
 // TestRoomsOnTheClassRow: a mapping whose rooms are read from the table of the classes (the
 // address on the class row) needs no table feeding rooms, and can have none, as a table
-// feeds one kind (catalogue_feeds.source is its key): doctor passes it. A change to that
-// table notifies the classes on its rows, whose documents carry the room.
+// feeds one kind (catalogue_feeds.source is its key): doctor passes it once the classes
+// feed watches the address. A change to that table notifies the classes on its rows, whose
+// documents carry the room; one of an unwatched column notifies nothing.
 func TestRoomsOnTheClassRow(t *testing.T) {
 	o := healthy(t, false)
 	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE classes ADD COLUMN venue text, ADD COLUMN city text, ADD COLUMN state text;
@@ -557,8 +559,26 @@ func TestRoomsOnTheClassRow(t *testing.T) {
 	r := run(t, o)
 	var out bytes.Buffer
 	_ = r.WriteText(&out)
+	const wait = " is not in the watched columns of catalogue_feeds row classes"
+	want := "classes.venue, which catalogue_rooms reads," + wait + "; classes.city, which catalogue_rooms reads," + wait +
+		"; classes.state, which catalogue_rooms reads," + wait + ": an UPDATE of them alone sets off no build, and waits for builder.schedule"
+	fix := "set watched of catalogue_feeds row classes to " +
+		"'{id,course_id,room_id,start_date,end_date,schedule,cost,seat_limit,down_payment,is_public,venue,city,state}' in mapping.sql"
+	if c := find(r, "watched columns"); c == nil || c.OK || c.Detail != want || !strings.Contains(c.Fix, fix) {
+		t.Errorf("rooms read from the classes' table, whose feed does not watch them: want watched columns failed with %q, "+
+			"and a fix holding %q:\n%s", want, fix, out.String())
+	}
+	for _, c := range r.Checks {
+		if !c.OK && c.Name != "watched columns" {
+			t.Errorf("check %q failed too:\n%s", c.Name, out.String())
+		}
+	}
+	testkit.Exec(t, o.PrimaryURL, `UPDATE catalogue_feeds SET watched = watched || '{venue,city,state}' WHERE source = 'classes'`)
+	r = run(t, o)
+	out.Reset()
+	_ = r.WriteText(&out)
 	if !r.OK {
-		t.Errorf("rooms read from the classes' table fail:\n%s", out.String())
+		t.Errorf("rooms read from the classes' table, watched by its feed, fail:\n%s", out.String())
 	}
 }
 
