@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"net/url"
 	"os"
 	"reflect"
@@ -17,8 +18,6 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
-
-	"github.com/trainingco/catalogue/edge/auth"
 )
 
 // EnvPrefix is the prefix of every environment variable: database.url is CATALOGUE_DATABASE_URL.
@@ -414,10 +413,28 @@ func validRedisURL(s string) bool {
 	return err == nil && n >= 0
 }
 
-// validJWKSURL applies auth.JWKSURLAllowed, the rule redirects from the URL are held to.
+// validJWKSURL applies JWKSURLAllowed to edge.jwt.jwks_url.
 func validJWKSURL(s string) bool {
 	u, err := url.Parse(s)
-	return err == nil && auth.JWKSURLAllowed(u)
+	return err == nil && JWKSURLAllowed(u)
+}
+
+// JWKSURLAllowed reports whether keys may be fetched from u, edge.jwt.jwks_url or a
+// redirect from it: https, or http to the local machine only. Keys fetched in the clear
+// could be replaced on the way by anyone able to sign tokens with their own.
+func JWKSURLAllowed(u *url.URL) bool {
+	if u.Host == "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := u.Hostname()
+		ip, err := netip.ParseAddr(h)
+		return h == "localhost" || err == nil && ip.IsLoopback()
+	}
+	return false
 }
 
 // splitList splits the one comma-separated string an environment variable gives.

@@ -11,14 +11,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/trainingco/catalogue/config"
 )
 
 // The algorithms a JWT may be signed with (D30), each bound to one kind of key: HS256 to
@@ -277,32 +277,14 @@ func LooksLikeJWT(token string) bool {
 // defaultJWKSClient fetches key sets; its timeout bounds a fetch started in the background.
 var defaultJWKSClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: checkJWKSRedirect}
 
-// checkJWKSRedirect holds a redirect to edge.jwt.jwks_url's own rule (JWKSURLAllowed). Go's
+// checkJWKSRedirect holds a redirect to edge.jwt.jwks_url's own rule (config.JWKSURLAllowed). Go's
 // client follows any redirect, https to http included.
 func checkJWKSRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("JWKS: stopped after 10 redirects")
 	}
-	if JWKSURLAllowed(req.URL) {
+	if config.JWKSURLAllowed(req.URL) {
 		return nil
 	}
 	return fmt.Errorf("JWKS: redirect to %s refused: keys are fetched over https only", req.URL.Redacted())
-}
-
-// JWKSURLAllowed reports whether keys may be fetched from u, edge.jwt.jwks_url or a
-// redirect from it: https, or http to the local machine only. Keys fetched in the clear
-// could be replaced on the way by anyone able to sign tokens with their own.
-func JWKSURLAllowed(u *url.URL) bool {
-	if u.Host == "" {
-		return false
-	}
-	switch u.Scheme {
-	case "https":
-		return true
-	case "http":
-		h := u.Hostname()
-		ip, err := netip.ParseAddr(h)
-		return h == "localhost" || err == nil && ip.IsLoopback()
-	}
-	return false
 }
