@@ -156,16 +156,8 @@ func (d *Holder) logResult(err error) {
 	case err == nil && d.lastErr != "":
 		d.log.Info("snapshot source recovered")
 	case err != nil && errKey(err) != d.lastErr:
-		level, msg := slog.LevelWarn, "snapshot refresh failed; the snapshot being served stays"
-		switch {
-		case errors.Is(err, snapshot.ErrNoSnapshot):
-			// As an edge started before the first build finds it, and one pointed at a
-			// place the builder does not publish to: where it looked tells them apart.
-			level, msg = slog.LevelInfo, "no snapshot in the store: not ready until the builder publishes one there (if one was published, store.url names another place)"
-		case errors.Is(err, snapshot.ErrInvalidManifest):
-			level, msg = slog.LevelError, "snapshot refused: its manifest does not describe a whole snapshot; the snapshot being served stays"
-		}
 		cur := d.Current()
+		level, msg := failureMessage(err, cur)
 		d.log.Log(context.Background(), level, msg, "serving", snapshotID(cur), "store", fmt.Sprint(d.opts.Store), "error", err)
 	}
 	if err == nil {
@@ -183,11 +175,35 @@ var volatile = regexp.MustCompile(`(RequestID|HostID): [^,]*|tcp [0-9a-fA-F.:\[\
 // it lasts.
 func errKey(err error) string { return volatile.ReplaceAllString(err.Error(), "$1") }
 
+// failureMessage says what a refresh that failed with err means while cur is served (nil:
+// nothing is), at the level it deserves.
+func failureMessage(err error, cur *Snapshot) (slog.Level, string) {
+	switch {
+	case errors.Is(err, errNotCached):
+		return slog.LevelWarn, "snapshot " + cur.id + " served, but not saved to edge.cache_dir: an edge started while the store is unreachable cannot serve it"
+	case errors.Is(err, snapshot.ErrNoSnapshot):
+		// As an edge started before the first build finds it, and one pointed at a
+		// place the builder does not publish to: where it looked tells them apart.
+		return slog.LevelInfo, "no snapshot in the store: not ready until the builder publishes one there (if one was published, store.url names another place)"
+	case errors.Is(err, snapshot.ErrInvalidManifest) && cur == nil:
+		return slog.LevelError, "snapshot refused: its manifest does not describe a whole snapshot; nothing is served: not ready until the builder publishes a whole one"
+	case errors.Is(err, snapshot.ErrInvalidManifest):
+		return slog.LevelError, "snapshot refused: its manifest does not describe a whole snapshot; the snapshot being served stays"
+	case cur == nil:
+		return slog.LevelWarn, "snapshot refresh failed; nothing is served: not ready until the store answers"
+	}
+	return slog.LevelWarn, "snapshot refresh failed; the snapshot being served stays"
+}
+
+// errNotCached is wrapped by the error of a refresh that serves its snapshot but could
+// not save it to edge.cache_dir: the store answered, and only the cache is behind.
+var errNotCached = errors.New("not saved to edge.cache_dir")
+
 // reportStore tells OnStore whether the store answered the attempt that ended with err.
 func (d *Holder) reportStore(err error) {
 	switch {
 	case d.opts.OnStore == nil || errors.Is(err, context.Canceled):
-	case err == nil, errors.Is(err, snapshot.ErrNoSnapshot), errors.Is(err, snapshot.ErrInvalidManifest):
+	case err == nil, errors.Is(err, snapshot.ErrNoSnapshot), errors.Is(err, snapshot.ErrInvalidManifest), errors.Is(err, errNotCached):
 		d.opts.OnStore(false)
 	default:
 		d.opts.OnStore(true)
@@ -271,7 +287,7 @@ func (d *Holder) refresh(ctx context.Context, reuse ...docIndex) error {
 	// The snapshot is served: saving it must not be cut short by start's deadline, or the
 	// cache would stay a snapshot behind until the next one is published.
 	if err := d.cache.save(context.WithoutCancel(ctx), next, cur, touched); err != nil {
-		return fmt.Errorf("save snapshot %s to edge.cache_dir: %w", next.id, err)
+		return fmt.Errorf("%w: %w", errNotCached, err)
 	}
 	return nil
 }

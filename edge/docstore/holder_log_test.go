@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/trainingco/catalogue/builder/snapshot"
 	"github.com/trainingco/catalogue/builder/store"
 	"github.com/trainingco/catalogue/scripts/testkit"
 )
@@ -73,5 +76,41 @@ func TestErrKeyDropsWhatVaries(t *testing.T) {
 	}
 	if a, b := errKey(errors.New("StatusCode: 403, RequestID: 1, api error AccessDenied")), errKey(errors.New("StatusCode: 404, RequestID: 1, api error NoSuchBucket")); a == b {
 		t.Errorf("a 403 and a 404 share the key %q", a)
+	}
+}
+
+// TestRefreshFailureSaysWhatIsServed: a failed refresh says what the edge serves. One
+// started while the store fails serves nothing (it logged "the snapshot being served
+// stays", serving ""), and one whose edge.cache_dir cannot be written serves the snapshot
+// it loaded (it logged the same "refresh failed" though the refresh had succeeded).
+func TestRefreshFailureSaysWhatIsServed(t *testing.T) {
+	cfg := testkit.NewS3Store(t) // its bucket is never created
+	st, err := store.Open(context.Background(), store.Options(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	h := New(Options{Store: st, PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err := h.Refresh(context.Background()); err == nil {
+		t.Fatal("Refresh from a missing bucket: no error")
+	}
+	if got := log.String(); !strings.Contains(got, "nothing is served: not ready until the store answers") || strings.Contains(got, "being served stays") {
+		t.Errorf("failed first refresh logged %q; want it to say nothing is served", got)
+	}
+
+	local := store.NewLocal(t.TempDir()).Unsynced()
+	publish(t, local, "cached-0", "", catalogue{snapshot.RouteCourses: `{"courses":0}`}, nil)
+	log.Reset()
+	blocked := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h = New(Options{Store: local, CacheDir: filepath.Join(blocked, "cache"), PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	_ = h.Refresh(context.Background())
+	if h.Current() == nil || h.Current().id != "cached-0" {
+		t.Fatalf("the snapshot is not served despite a cache that cannot be written: %v", h.Current())
+	}
+	if got := log.String(); !strings.Contains(got, "snapshot cached-0 served, but not saved to edge.cache_dir") || strings.Contains(got, "refresh failed") {
+		t.Errorf("a cache that cannot be written logged %q; want it to say the snapshot is served but not saved", got)
 	}
 }
