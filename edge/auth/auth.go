@@ -213,9 +213,11 @@ func (g *Gate) logResult(err error) {
 	switch {
 	case err == nil && g.lastErr != "":
 		g.opts.Logger.Info("API token hashes loaded again")
+	case err != nil && err.Error() != g.lastErr && g.tokens.Load() == nil:
+		g.opts.Logger.Error("API token refresh failed; no API token set is loaded yet: requests with an API token get 503 until one loads (a student's JWT is served)",
+			"error", err)
 	case err != nil && err.Error() != g.lastErr:
-		g.opts.Logger.Error("API token refresh failed; the last token set stays in force",
-			"loaded", g.tokens.Load() != nil, "error", err)
+		g.opts.Logger.Error("API token refresh failed; the last token set stays in force", "error", err)
 	}
 	g.lastErr = ""
 	if err != nil {
