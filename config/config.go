@@ -184,6 +184,20 @@ const maxLeeway = 5 * time.Minute
 // by the edge), plus the replica's lag (5 s allowed for) to reach an edge.
 const MaxTokenRefresh = 20 * time.Second
 
+// EdgeWriteTimeout is the WriteTimeout of the edge's HTTP server: a response not written
+// within it of the end of its request's headers is cut off, and the client gets an empty
+// reply instead of it. edge.search_timeout must leave room under it (MaxSearchTimeout).
+const EdgeWriteTimeout = 30 * time.Second
+
+// searchTimeoutMargin is what edge.search_timeout leaves of EdgeWriteTimeout to write the
+// 503 of a search that timed out (and, before the search, to read, authenticate and count
+// the request): a second, as the edge's statementMargin (cmd/edge), by which PostgreSQL's
+// own statement timeout outlasts the edge's.
+const searchTimeoutMargin = time.Second
+
+// MaxSearchTimeout bounds edge.search_timeout, which must be less than it.
+const MaxSearchTimeout = EdgeWriteTimeout - searchTimeoutMargin
+
 // Feeds configures the RPDE feeds (D35-D39).
 type Feeds struct {
 	// Retention is how long a deleted course or class stays in the feeds as a tombstone

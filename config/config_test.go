@@ -119,6 +119,11 @@ func TestValidateNamesTheKey(t *testing.T) {
 		// 25 s of refresh, 5 s of query timeout and any replication lag exceed D22's 30 s (D47).
 		{"CATALOGUE_EDGE_TOKEN_REFRESH", "25s", "edge.token_refresh: must be at most 20s so that revocation takes effect within 30 s"},
 		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "-1s", "edge.search_timeout: must be a positive duration"},
+		// A search blocked 40 s got an empty reply: the edge's write timeout (30 s) had closed
+		// the connection before its 503. The answer needs a second to spare (statementMargin).
+		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "40s", "edge.search_timeout: must be less than 29s, so that a search's 503 is written before the edge's write timeout (30s) closes the connection (got 40s)"},
+		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "29s", "edge.search_timeout: must be less than 29s"},
+		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "28s", ""},
 		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "-1s", "edge.cache_max_age: must not be negative"},
 		{"CATALOGUE_EDGE_SEARCH_CACHE", "-1s", "edge.search_cache: must not be negative (0 disables the cache) (got -1s)"},
 		{"CATALOGUE_EDGE_SEARCH_CACHE", "soon", "edge.search_cache"},

@@ -309,10 +309,18 @@ var keys = []Key{
 			"it to: [OPERATIONS.md](OPERATIONS.md#the-store), An edge started while " +
 			"the store is down."},
 	{Name: "edge.search_timeout",
-		Check:   func(c Config, bad Bad) { positive(c.Edge.SearchTimeout, bad) },
 		Default: 2 * time.Second,
 		Doc: "The longest a live class search may run before it is cancelled and the " +
-			"client gets 503."},
+			"client gets 503. Less than 29s: the edge's HTTP server cuts off a " +
+			"response not written within 30 s (its write timeout), and the client " +
+			"gets an empty reply instead of the 503, so a second is left to write it.",
+		Check: func(c Config, bad Bad) {
+			positive(c.Edge.SearchTimeout, bad)
+			if c.Edge.SearchTimeout >= MaxSearchTimeout {
+				bad(fmt.Sprintf("must be less than %v, so that a search's 503 is written before the edge's write timeout (%v) closes the connection", MaxSearchTimeout, EdgeWriteTimeout), c.Edge.SearchTimeout)
+			}
+		},
+	},
 	{Name: "edge.search_cache",
 		Default: 5 * time.Second,
 		Doc: "How long the edge reuses the response of a live class search for later " +
