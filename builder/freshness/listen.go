@@ -64,13 +64,9 @@ var embedded = sync.OnceValue(templates.MustDefault)
 // ends. Two listeners would each answer every change, and each would find the other's
 // snapshot current and rebuild everything.
 func Listen(ctx context.Context, o ListenOptions) error {
-	cfg, err := pgx.ParseConfig(o.URL)
+	cfg, err := listenConfig(o.URL)
 	if err != nil {
-		return fmt.Errorf("listen: database.url: %w", err)
-	}
-	cfg.DialFunc = (&net.Dialer{KeepAlive: keepAlive, Timeout: 30 * time.Second}).DialContext
-	if cfg.RuntimeParams["application_name"] == "" {
-		cfg.RuntimeParams["application_name"] = ApplicationName
+		return err
 	}
 	delay := o.ReconnectDelay
 	if delay == 0 {
@@ -83,6 +79,35 @@ func Listen(ctx context.Context, o ListenOptions) error {
 	}
 	l.Handle(Channel, handler{o})
 	return l.Listen(ctx)
+}
+
+// serverKeepAlive has the server probe the listening connection too (settings any role
+// may give at connection start): the lease is a session lock, which a builder cut off by a
+// network fault holds until the server notices, after the system's two hours by default,
+// all that time listening for nobody. With these the server drops it within about a
+// minute (15 s idle, then 4 probes 5 s apart; 30 s for data left unacknowledged), and
+// another builder takes the lease over. Ignored on a Unix socket, where no fault cuts.
+var serverKeepAlive = map[string]string{
+	"tcp_keepalives_idle": "15", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "4",
+	"tcp_user_timeout": "30000",
+}
+
+// listenConfig is the configuration of the listening connection to url (database.url).
+func listenConfig(url string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("listen: database.url: %w", err)
+	}
+	cfg.DialFunc = (&net.Dialer{KeepAlive: keepAlive, Timeout: 30 * time.Second}).DialContext
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = ApplicationName
+	}
+	for k, v := range serverKeepAlive {
+		if cfg.RuntimeParams[k] == "" { // one the URL gives stands
+			cfg.RuntimeParams[k] = v
+		}
+	}
+	return cfg, nil
 }
 
 // connect opens a connection that holds the lease, or fails with ErrLeaseHeld.
