@@ -184,6 +184,10 @@ const maxLeeway = 5 * time.Minute
 // by the edge), plus the replica's lag (5 s allowed for) to reach an edge.
 const MaxTokenRefresh = 20 * time.Second
 
+// MinPollInterval is the shortest edge.poll_interval: polling faster, 1ns at worst, kept an
+// edge asking the store in a loop (41% of a CPU) for changes served a few milliseconds sooner.
+const MinPollInterval = 100 * time.Millisecond
+
 // EdgeWriteTimeout is the WriteTimeout of the edge's HTTP server: a response not written
 // within it of the end of its request's headers is cut off, and the client gets an empty
 // reply instead of it. edge.search_timeout must leave room under it (MaxSearchTimeout).

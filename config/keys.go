@@ -253,13 +253,21 @@ var keys = []Key{
 		},
 	},
 	{Name: "edge.poll_interval",
-		Check:   func(c Config, bad Bad) { positive(c.Edge.PollInterval, bad) },
 		Default: time.Second,
 		Doc: "How often the edge checks the store's pointer for a new snapshot, with " +
 			"a conditional read (`If-None-Match`). An unchanged pointer costs the " +
 			"store one GET answered 304 without a body, 3,600 an hour per edge at " +
 			"1s. A snapshot built over the one the edge serves is loaded from its " +
-			"delta and its changed documents only."},
+			"delta and its changed documents only. At least 100ms. A published " +
+			"change waits up to this long to be served, and so do its webhooks " +
+			"(a delivery waits until the edges serve its snapshot, D42): keep it " +
+			"about 1s where changes must show within seconds.",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.PollInterval < MinPollInterval {
+				bad("must be at least 100ms: a shorter interval spends the store's requests and the edge's CPU on polling", c.Edge.PollInterval)
+			}
+		},
+	},
 	{Name: "edge.token_refresh",
 		Default: 10 * time.Second,
 		Doc: "How often the edge reloads the active token hashes, on a connection of " +
