@@ -30,7 +30,7 @@ import (
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 10 * time.Second
-	writeTimeout      = 30 * time.Second
+	writeTimeout      = config.EdgeWriteTimeout // edge.search_timeout is bounded under it
 	idleTimeout       = 2 * time.Minute
 	shutdownTimeout   = 20 * time.Second // in-flight requests get this long after a signal
 	// maxHeaderBytes is net/http's bound on a request's headers, past which it answers a
