@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	"github.com/spf13/viper"
 )
 
@@ -183,6 +184,25 @@ const maxLeeway = 5 * time.Minute
 // 30 s (D22), and it can take the refresh interval, then the reload's query (bounded at 5 s
 // by the edge), plus the replica's lag (5 s allowed for) to reach an edge.
 const MaxTokenRefresh = 20 * time.Second
+
+// MinScheduleGap is the shortest time builder.schedule may leave between two builds: each
+// is a full build, and "@every 0s" made one every second.
+const MinScheduleGap = time.Minute
+
+// scheduleGap returns the time between builds of s: an "@every" schedule's duration (as cron
+// runs it: whole seconds, at least one), else the time between its next two activations
+// after now; 0 for a schedule that never fires (February 30th).
+func scheduleGap(s cron.Schedule, now time.Time) time.Duration {
+	if every, ok := s.(cron.ConstantDelaySchedule); ok {
+		return every.Delay
+	}
+	first := s.Next(now)
+	second := s.Next(first)
+	if first.IsZero() || second.IsZero() {
+		return 0
+	}
+	return second.Sub(first)
+}
 
 // MinPollInterval is the shortest edge.poll_interval: polling faster, 1ns at worst, kept an
 // edge asking the store in a loop (41% of a CPU) for changes served a few milliseconds sooner.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/robfig/cron/v3"
 )
 
 func writeFile(t *testing.T, body string) string {
@@ -101,6 +102,13 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_STORE_ENDPOINT", "minio:9000", `store.endpoint: must be a URL`},
 		{"CATALOGUE_DATABASE_URL", "mysql://x", "database.url: must be a postgres:// URL"},
 		{"CATALOGUE_BUILDER_SCHEDULE", "every now and then", "builder.schedule: must be a cron spec"},
+		// "@every 0s" made a full build every second (cron runs it every 1s at least).
+		{"CATALOGUE_BUILDER_SCHEDULE", "@every 0s", `builder.schedule: must leave at least a minute between builds, each a full build (this one leaves 1s) (got "@every 0s")`},
+		{"CATALOGUE_BUILDER_SCHEDULE", "@every 59s", "builder.schedule: must leave at least a minute between builds, each a full build (this one leaves 59s)"},
+		{"CATALOGUE_BUILDER_SCHEDULE", "@every 1m", ""},
+		{"CATALOGUE_BUILDER_SCHEDULE", "* * * * *", ""},
+		{"CATALOGUE_BUILDER_SCHEDULE", "0,1 * * * *", ""},
+		{"CATALOGUE_BUILDER_SCHEDULE", "@hourly", ""},
 		{"CATALOGUE_BUILDER_KEEP", "0", "builder.keep: must be >= 1 (got 0)"},
 		{"CATALOGUE_BUILDER_MAX_SHRINK", "1.5", "builder.max_shrink: must be between 0 and 1 (got 1.5)"},
 		{"CATALOGUE_BUILDER_COLLECT_GRACE", "0s", "builder.collect_grace: must be > 0 (got 0s)"},
@@ -402,5 +410,30 @@ func TestEmptyVariableOverridesTheFile(t *testing.T) {
 				t.Errorf("Load with %s empty: error %v, want it to contain %q", name, err, want)
 			}
 		})
+	}
+}
+
+// TestScheduleGap: builder.schedule's interval is an "@every" schedule's duration as cron
+// runs it (whole seconds, at least one), else the time between the next two builds; a spec
+// that never fires has none.
+func TestScheduleGap(t *testing.T) {
+	now := time.Date(2027, 3, 10, 10, 0, 30, 0, time.UTC)
+	for spec, want := range map[string]time.Duration{
+		"@every 0s":    time.Second,
+		"@every 90s":   90 * time.Second,
+		"*/5 * * * *":  5 * time.Minute,
+		"0,1 * * * *":  59 * time.Minute, // 10:01, then 11:00
+		"@daily":       24 * time.Hour,
+		"0 0 30 2 *":   0, // February 30th
+		"* * * * *":    time.Minute,
+		"@every 1m30s": 90 * time.Second,
+	} {
+		sched, err := cron.ParseStandard(spec)
+		if err != nil {
+			t.Fatalf("%q: %v", spec, err)
+		}
+		if got := scheduleGap(sched, now); got != want {
+			t.Errorf("scheduleGap(%q) = %v, want %v", spec, got, want)
+		}
 	}
 }

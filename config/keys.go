@@ -114,10 +114,16 @@ var keys = []Key{
 			"zone: five fields (minute hour day-of-month month day-of-week) or a " +
 			"descriptor such as `@hourly` or `\"@every 10m\"`. `builder serve` also " +
 			"builds once at start. A build still running when the next is due makes " +
-			"that one skip.",
+			"that one skip. At least a minute between builds: each is a full build, " +
+			"reading the whole catalogue from the replica.",
 		Check: func(c Config, bad Bad) {
-			if _, err := cron.ParseStandard(c.Builder.Schedule); err != nil {
+			sched, err := cron.ParseStandard(c.Builder.Schedule)
+			if err != nil {
 				bad("must be a cron spec such as */5 * * * *", quoted(c.Builder.Schedule))
+				return
+			}
+			if gap := scheduleGap(sched, time.Now().In(c.Location())); gap > 0 && gap < MinScheduleGap {
+				bad(fmt.Sprintf("must leave at least a minute between builds, each a full build (this one leaves %v)", gap), quoted(c.Builder.Schedule))
 			}
 		},
 	},
