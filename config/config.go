@@ -204,6 +204,11 @@ func scheduleGap(s cron.Schedule, now time.Time) time.Duration {
 	return second.Sub(first)
 }
 
+// MaxReplicaWait is the longest builder.replica_wait: while the replica lags, every build
+// told of a change waits the whole of it, holding up the next (100h was accepted); past a
+// minute the change is better left to a later build.
+const MaxReplicaWait = time.Minute
+
 // MinPollInterval is the shortest edge.poll_interval: polling faster, 1ns at worst, kept an
 // edge asking the store in a loop (41% of a CPU) for changes served a few milliseconds sooner.
 const MinPollInterval = 100 * time.Millisecond

@@ -115,6 +115,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_BUILDER_DEBOUNCE", "-1ms", "builder.debounce: must not be negative (got -1ms)"},
 		{"CATALOGUE_BUILDER_MAX_DELAY", "50ms", "builder.max_delay: must be at least builder.debounce (100ms) (got 50ms)"},
 		{"CATALOGUE_BUILDER_REPLICA_WAIT", "0s", "builder.replica_wait: must be a positive duration such as 10s (got 0s)"},
+		// 100h let a stuck replica hold every build that long.
+		{"CATALOGUE_BUILDER_REPLICA_WAIT", "100h", "builder.replica_wait: must be at most 1m: while the replica lags, every build told of a change waits this long, and the builds after it with it (got 100h0m0s)"},
+		{"CATALOGUE_BUILDER_REPLICA_WAIT", "61s", "builder.replica_wait: must be at most 1m"},
+		{"CATALOGUE_BUILDER_REPLICA_WAIT", "1m", ""},
 		{"CATALOGUE_BUILDER_METRICS_LISTEN", "9464", `builder.metrics_listen: must be an address such as 127.0.0.1:9464 (got "9464")`},
 		{"CATALOGUE_BUILDER_LISTEN", "maybe", "builder.listen"},
 		{"CATALOGUE_EDGE_METRICS_LISTEN", "9465", `edge.metrics_listen: must be an address such as 127.0.0.1:9465 (got "9465")`},

@@ -204,10 +204,15 @@ var keys = []Key{
 		Default: 10 * time.Second,
 		Doc: "The longest a build told of a change waits for `replica.url` to replay " +
 			"the primary's log past that change before it reads anyway. The change " +
-			"is then published by a later build.",
+			"is then published by a later build. At most 1m: while the replica lags " +
+			"further behind, every such build waits this long and holds up the " +
+			"builds after it (one runs at a time), the scheduled ones included.",
 		Check: func(c Config, bad Bad) {
 			if c.Builder.ReplicaWait <= 0 {
 				bad("must be a positive duration such as 10s", c.Builder.ReplicaWait)
+			}
+			if c.Builder.ReplicaWait > MaxReplicaWait {
+				bad("must be at most 1m: while the replica lags, every build told of a change waits this long, and the builds after it with it", c.Builder.ReplicaWait)
 			}
 		},
 	},
