@@ -162,6 +162,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_WEBHOOKS_TIMEOUT", "11s", "webhooks.timeout: must be between 1ms and 10s (D42: a 2xx within 10 s is success) (got 11s)"},
 		{"CATALOGUE_WEBHOOKS_RETRY_FOR", "0s", "webhooks.retry_for: must be at least 24h, the retries D42 promises partners (got 0s)"},
 		{"CATALOGUE_WEBHOOKS_RETRY_MAX", "1s", "webhooks.retry_max: must be at least webhooks.retry_base (5s) (got 1s)"},
+		// An endpoint disabled before retry_for (24h) has passed cuts short D42's retries.
+		{"CATALOGUE_WEBHOOKS_DISABLE_AFTER", "1s", "webhooks.disable_after: must be at least webhooks.retry_for (24h0m0s): an endpoint disabled sooner would cut short the retries D42 promises (got 1s)"},
+		{"CATALOGUE_WEBHOOKS_DISABLE_AFTER", "23h", "webhooks.disable_after: must be at least webhooks.retry_for (24h0m0s)"},
+		{"CATALOGUE_WEBHOOKS_DISABLE_AFTER", "24h", ""},
 		{"CATALOGUE_WEBHOOKS_STUCK_AFTER", "10s", "webhooks.stuck_after: must be longer than webhooks.timeout (10s)"},
 		{"CATALOGUE_WEBHOOKS_WORKERS", "0", "webhooks.workers: must be >= 1 (got 0)"},
 		{"CATALOGUE_WEBHOOKS_ALLOW_PRIVATE", "true", ""},
@@ -439,5 +443,20 @@ func TestScheduleGap(t *testing.T) {
 		if got := scheduleGap(sched, now); got != want {
 			t.Errorf("scheduleGap(%q) = %v, want %v", spec, got, want)
 		}
+	}
+}
+
+// TestDisableAfterFollowsRetryFor: webhooks.disable_after is bounded by the configured
+// webhooks.retry_for, not only by its least.
+func TestDisableAfterFollowsRetryFor(t *testing.T) {
+	t.Setenv("CATALOGUE_WEBHOOKS_RETRY_FOR", "72h")
+	t.Setenv("CATALOGUE_WEBHOOKS_DISABLE_AFTER", "48h")
+	want := "webhooks.disable_after: must be at least webhooks.retry_for (72h0m0s)"
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load with retry_for 72h, disable_after 48h: error %v, want it to contain %q", err, want)
+	}
+	t.Setenv("CATALOGUE_WEBHOOKS_DISABLE_AFTER", "72h")
+	if _, err := Load("", nil); err != nil {
+		t.Errorf("Load with retry_for and disable_after 72h: %v, want no error", err)
 	}
 }

@@ -560,11 +560,19 @@ var keys = []Key{
 			"before it is given up and the endpoint's next delivery is tried; at " +
 			"least 24h (D42)."},
 	{Name: "webhooks.disable_after",
-		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.DisableAfter, bad) },
 		Default: 120 * time.Hour,
 		Doc: "An endpoint whose deliveries have all failed for this long is disabled " +
 			"(D42). `builder webhook list` shows it; `builder webhook enable` turns " +
-			"it back on."},
+			"it back on. At least `webhooks.retry_for`: an endpoint disabled sooner " +
+			"would cut short the retries of its failing delivery.",
+		Check: func(c Config, bad Bad) {
+			if c.Webhooks.DisableAfter <= 0 {
+				positiveDuration(c.Webhooks.DisableAfter, bad)
+			} else if c.Webhooks.DisableAfter < c.Webhooks.RetryFor {
+				bad(fmt.Sprintf("must be at least webhooks.retry_for (%v): an endpoint disabled sooner would cut short the retries D42 promises", c.Webhooks.RetryFor), c.Webhooks.DisableAfter)
+			}
+		},
+	},
 	{Name: "webhooks.edge_wait",
 		Check:   func(c Config, bad Bad) { positiveDuration(c.Webhooks.EdgeWait, bad) },
 		Default: 30 * time.Second,
