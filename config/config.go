@@ -209,6 +209,11 @@ func scheduleGap(s cron.Schedule, now time.Time) time.Duration {
 // minute the change is better left to a later build.
 const MaxReplicaWait = time.Minute
 
+// MaxCacheMaxAge is the longest edge.cache_max_age, the max-age of the static documents
+// partners cache: they change with the catalogue, and a private cache's copy cannot be
+// recalled, so a day bounds how stale a partner's may be (100000h was accepted).
+const MaxCacheMaxAge = 24 * time.Hour
+
 // MinPollInterval is the shortest edge.poll_interval: polling faster, 1ns at worst, kept an
 // edge asking the store in a loop (41% of a CPU) for changes served a few milliseconds sooner.
 const MinPollInterval = 100 * time.Millisecond

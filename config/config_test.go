@@ -143,6 +143,11 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "29s", "edge.search_timeout: must be less than 29s"},
 		{"CATALOGUE_EDGE_SEARCH_TIMEOUT", "28s", ""},
 		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "-1s", "edge.cache_max_age: must not be negative"},
+		// 100000h let partners keep a document for 11 years, withdrawn classes and all.
+		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "100000h", "edge.cache_max_age: must be at most 24h: a partner may show a cached document this long after it changed, and no one can recall it (got 100000h0m0s)"},
+		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "25h", "edge.cache_max_age: must be at most 24h"},
+		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "24h", ""},
+		{"CATALOGUE_EDGE_CACHE_MAX_AGE", "0s", ""},
 		{"CATALOGUE_EDGE_SEARCH_CACHE", "-1s", "edge.search_cache: must not be negative (0 disables the cache) (got -1s)"},
 		{"CATALOGUE_EDGE_SEARCH_CACHE", "soon", "edge.search_cache"},
 		{"CATALOGUE_EDGE_JWT_HMAC_SECRET", "short-secret", "edge.jwt.hmac_secret: must be at least 32 bytes (RFC 7518: as long as the SHA-256 hash) (got 12 bytes)"},

@@ -296,10 +296,16 @@ var keys = []Key{
 		Default: 60 * time.Second,
 		Doc: "How long clients may reuse a static document without asking again: " +
 			"static responses carry `Cache-Control: private, max-age=<seconds>`. 0 " +
-			"makes them revalidate (with ETag) every time.",
+			"makes them revalidate (with ETag) every time. At most 24h: the documents " +
+			"change with the catalogue (seats, prices, a class withdrawn), and a " +
+			"partner may show its cached copy this long after a change, which no one " +
+			"can recall from a private cache.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.CacheMaxAge < 0 {
 				bad("must not be negative", c.Edge.CacheMaxAge)
+			}
+			if c.Edge.CacheMaxAge > MaxCacheMaxAge {
+				bad("must be at most 24h: a partner may show a cached document this long after it changed, and no one can recall it", c.Edge.CacheMaxAge)
 			}
 		},
 	},
