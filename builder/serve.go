@@ -201,7 +201,8 @@ const (
 // backoff, until one succeeds: a change committed while the store or the replica is down is
 // published within retryMax of its return rather than at the next scheduled build. What is
 // asked for during the wait is gathered into the retry. A build the publish guard refused is
-// not retried: building the same catalogue again gives the same answer.
+// not retried: building the same catalogue again gives the same answer. Nor is a build
+// interrupted by shutdown.
 func (s *serveLoop) loop(ctx context.Context, q *freshness.Queue) {
 	var wait time.Duration
 	for {
@@ -210,6 +211,9 @@ func (s *serveLoop) loop(ctx context.Context, q *freshness.Queue) {
 			return // stopping: a build due now must not start
 		}
 		err := s.build(ctx, b)
+		if ctx.Err() != nil {
+			return // stopping: the build was interrupted, not failed, and report said so
+		}
 		if err == nil || errors.Is(err, publish.ErrCollect) || errors.Is(err, publish.ErrShrink) {
 			wait = 0
 			continue

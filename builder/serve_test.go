@@ -187,3 +187,39 @@ func TestServeLogsAnUnreachablePrimaryOnce(t *testing.T) {
 		t.Errorf("serve logged %q %d times in 3.5 s, want once", msg, n)
 	}
 }
+
+// TestServeStoppedMidBuildSaysNoRetry: SIGTERM during a build interrupts it, and serve
+// stops; it logged "retrying the failed build" after "stopping", of a retry that never
+// came. Seen failing before.
+func TestServeStoppedMidBuildSaysNoRetry(t *testing.T) {
+	cfg := config.Default()
+	cfg.Database.URL = testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, cfg.Database.URL, fixture)
+	cfg.Store = testkit.NewLocalStore(t)
+	cfg.Builder.Schedule = "@every 1h"
+	var mu sync.Mutex // holds back the build's progress until s is set
+	var s *serving
+	mu.Lock()
+	s = startServe(t, cfg, func(p publish.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Phase == publish.PhaseUploading {
+			s.cancel() // as SIGTERM would
+		}
+	})
+	mu.Unlock()
+	if r := s.next(t); !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("the build at start: %v, want it interrupted", r.err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop within 20 s")
+	}
+	if n := countLogs(s.logs, "build interrupted by shutdown; nothing was published"); n != 1 {
+		t.Errorf("serve said the build was interrupted %d times, want once", n)
+	}
+	if n := countLogs(s.logs, "retrying the failed build"); n != 0 {
+		t.Errorf("serve said %d times it retries the interrupted build, want never:\n%s", n, s.logs.String())
+	}
+}
