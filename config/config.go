@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -270,6 +271,9 @@ func Load(path string, overrides map[string]any) (Config, error) {
 		if err := v.ReadInConfig(); err != nil {
 			return Config{}, fmt.Errorf("read config %s: %w", path, err)
 		}
+		if err := oneDocument(path); err != nil {
+			return Config{}, fmt.Errorf("read config %s: %w", path, err)
+		}
 	}
 	if err := checkUnknown(path, os.Environ()); err != nil {
 		return Config{}, err
@@ -288,6 +292,67 @@ func Load(path string, overrides map[string]any) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// oneDocument refuses a YAML file of more than one document: viper reads the first alone,
+// and the keys of the others would be ignored without a word ("edge: {}\n---\nedge:
+// rate_limit: 9" gave 60). A file of another type (by its extension, as viper reads it) has
+// no documents.
+func oneDocument(path string) error {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".yaml" && ext != ".yml" {
+		return nil
+	}
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if severalDocuments(string(body)) {
+		return errors.New("more than one YAML document (a line beginning with --- or ... ends one): only the first would be read; write every key in one")
+	}
+	return nil
+}
+
+// severalDocuments reports whether the YAML stream body holds more than one document,
+// empty ones included: a second "---" marker, one after the first document's content, or
+// content after a "..." end marker. A marker is --- or ... at the start of a line, alone or
+// followed by white space, which YAML 1.2 lets no scalar hold (c-forbidden): so a line is
+// one wherever it is, and an indented --- is text. Directives (%YAML) may precede the
+// first marker; comments and blank lines are no content.
+func severalDocuments(body string) bool {
+	var started, ended, content bool
+	for line := range strings.SplitSeq(strings.TrimPrefix(body, "\ufeff"), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		switch {
+		case docMarker(line, "---"):
+			if started || ended || content {
+				return true
+			}
+			started, content = true, hasContent(line[3:])
+		case docMarker(line, "..."):
+			ended = true
+		case strings.HasPrefix(line, "%") && !started && !content:
+			// a directive
+		case hasContent(line):
+			if ended {
+				return true
+			}
+			content = true
+		}
+	}
+	return false
+}
+
+// docMarker reports whether line is the document marker m (--- or ...).
+func docMarker(line, m string) bool {
+	rest, ok := strings.CutPrefix(line, m)
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+}
+
+// hasContent reports whether s, a line or what follows a marker on its line, holds more
+// than white space and a comment.
+func hasContent(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && !strings.HasPrefix(s, "#")
 }
 
 // decode fills a Config key by key, each field through viper's own decoder (durations from

@@ -465,3 +465,34 @@ func TestDisableAfterFollowsRetryFor(t *testing.T) {
 		t.Errorf("Load with retry_for and disable_after 72h: %v, want no error", err)
 	}
 }
+
+// TestLoadRefusesSeveralDocuments: a file of several YAML documents is refused, naming the
+// file: viper reads the first alone, and "edge: {}\n---\nedge:\n  rate_limit: 9" loaded with
+// rate_limit 60. A --- that begins a line ends a document anywhere (YAML 1.2, c-forbidden);
+// indented, or in a comment, it is text.
+func TestLoadRefusesSeveralDocuments(t *testing.T) {
+	for _, body := range []string{
+		"edge: {}\n---\nedge:\n  rate_limit: 9\n",
+		"---\n---\nedge:\n  rate_limit: 9\n",          // an empty first document: every default
+		"edge:\n  rate_limit: 9\n--- \n",              // a second document, empty
+		"edge:\n  rate_limit: 9\n...\nedge: {}\n",     // a bare document after the end of one
+		"# the edge\n---\nedge: {}\n--- {edge: {}}\n", // on the marker's line
+	} {
+		path := writeFile(t, body)
+		want := "read config " + path + ": more than one YAML document"
+		if _, err := Load(path, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load of %q: error %v, want it to contain %q", body, err, want)
+		}
+	}
+	for body, want := range map[string]int{
+		"---\nedge:\n  rate_limit: 9\n":                                                  9,
+		"%YAML 1.1\n---\nedge:\n  rate_limit: 9\n...\n":                                  9,
+		"# ---\nedge:\n  rate_limit: 9\n  jwt:\n    issuer: |\n      ---\n      --- x\n": 9,
+		"\ufeff---\nedge:\n  rate_limit: 9\n":                                            9,
+	} {
+		c, err := Load(writeFile(t, body), nil)
+		if err != nil || c.Edge.RateLimit != want {
+			t.Errorf("Load of %q: %v, rate_limit %d; want no error and %d", body, err, c.Edge.RateLimit, want)
+		}
+	}
+}
