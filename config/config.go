@@ -94,7 +94,11 @@ type Builder struct {
 
 // Edge configures the edge server.
 type Edge struct {
-	Listen        string
+	Listen string
+	// ShutdownDelay is how long the edge, told to stop, goes on serving with /readyz
+	// answering 503 before it stops accepting connections, so that its load balancer takes
+	// it out of rotation first; 0: at once. At most MaxShutdownDelay.
+	ShutdownDelay time.Duration
 	BasePath      string
 	RateLimit     int
 	PollInterval  time.Duration
@@ -214,6 +218,10 @@ const MaxReplicaWait = time.Minute
 // partners cache: they change with the catalogue, and a private cache's copy cannot be
 // recalled, so a day bounds how stale a partner's may be (100000h was accepted).
 const MaxCacheMaxAge = 24 * time.Hour
+
+// MaxShutdownDelay is the longest edge.shutdown_delay: load balancers' health checks take
+// seconds to drop an edge, and a supervisor waits only so long for a process to stop.
+const MaxShutdownDelay = time.Minute
 
 // MinPollInterval is the shortest edge.poll_interval: polling faster, 1ns at worst, kept an
 // edge asking the store in a loop (41% of a CPU) for changes served a few milliseconds sooner.

@@ -66,6 +66,7 @@ timezone: Europe/Berlin
 	t.Setenv("CATALOGUE_EDGE_CORS_ORIGINS", "https://b.example,https://c.example")
 	t.Setenv("CATALOGUE_EDGE_SEARCH_CACHE", "0")
 	t.Setenv("CATALOGUE_EDGE_SEARCH_INDEX", "false")
+	t.Setenv("CATALOGUE_EDGE_SHUTDOWN_DELAY", "5s")
 	got, err := Load(path, map[string]any{"store.url": "file:///flag"})
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +83,7 @@ timezone: Europe/Berlin
 		{"edge.cors_origins (env list)", got.Edge.CORSOrigins, []string{"https://b.example", "https://c.example"}},
 		{"edge.search_cache (env 0: off)", got.Edge.SearchCache, time.Duration(0)},
 		{"edge.search_index (env false: off)", got.Edge.SearchIndex, false},
+		{"edge.shutdown_delay (env)", got.Edge.ShutdownDelay, 5 * time.Second},
 		{"replica url falls back to database.url", got.ReplicaURL(), "postgres://file@h/db"},
 	}
 	for _, c := range checks {
@@ -124,6 +126,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"CATALOGUE_EDGE_METRICS_LISTEN", "9465", `edge.metrics_listen: must be an address such as 127.0.0.1:9465 (got "9465")`},
 		{"CATALOGUE_EDGE_METRICS_LISTEN", ":8080", `edge.metrics_listen: must not be edge.listen: metrics are kept off the public port (D26) (got ":8080")`},
 		{"CATALOGUE_EDGE_METRICS_LISTEN", "127.0.0.1:9465", ""},
+		{"CATALOGUE_EDGE_SHUTDOWN_DELAY", "-1s", "edge.shutdown_delay: must be between 0s and 1m (got -1s)"},
+		{"CATALOGUE_EDGE_SHUTDOWN_DELAY", "61s", "edge.shutdown_delay: must be between 0s and 1m (got 1m1s)"},
+		{"CATALOGUE_EDGE_SHUTDOWN_DELAY", "0s", ""},
+		{"CATALOGUE_EDGE_SHUTDOWN_DELAY", "1m", ""},
 		{"CATALOGUE_EDGE_BASE_PATH", "api/v2", "edge.base_path: must start with / and not end with /"},
 		{"CATALOGUE_EDGE_BASE_PATH", "/api/v2/", "edge.base_path: must start with / and not end with /"},
 		// 1ns polled the store continuously, at 41% of a CPU; 1h is an edge that barely polls

@@ -235,6 +235,23 @@ var keys = []Key{
 			}
 		},
 	},
+	{Name: "edge.shutdown_delay",
+		Doc: "How long the edge, told to stop (SIGTERM), goes on serving with " +
+			"`/readyz` answering 503 before it stops accepting connections, so that " +
+			"a load balancer or Kubernetes takes it out of rotation first. Requests " +
+			"in flight are then finished whatever this is. 0: it stops accepting at " +
+			"once. Between 0s and 1m. Set it a little above the time the load " +
+			"balancer takes to drop an edge, its health-check interval times its " +
+			"unhealthy threshold; Kubernetes drops a stopping pod from its Service " +
+			"without a probe, and 5s lets that reach every proxy. The delay and the " +
+			"time requests in flight take must stay within the pod's " +
+			"terminationGracePeriodSeconds (30s by default), past which it is killed.",
+		Check: func(c Config, bad Bad) {
+			if c.Edge.ShutdownDelay < 0 || c.Edge.ShutdownDelay > MaxShutdownDelay {
+				bad("must be between 0s and 1m", c.Edge.ShutdownDelay)
+			}
+		},
+	},
 	{Name: "edge.base_path",
 		Default: "/api/v2",
 		Doc: "The versioned base path every API route sits under, the version " +
