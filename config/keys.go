@@ -110,12 +110,12 @@ var keys = []Key{
 			"refused. Empty means the embedded templates only."},
 	{Name: "builder.schedule",
 		Default: "*/5 * * * *",
-		Doc: "When `builder serve` builds, as a cron spec in the configured time " +
-			"zone: five fields (minute hour day-of-month month day-of-week) or a " +
-			"descriptor such as `@hourly` or `\"@every 10m\"`. `builder serve` also " +
-			"builds once at start. A build still running when the next is due makes " +
-			"that one skip. At least a minute between builds: each is a full build, " +
-			"reading the whole catalogue from the replica.",
+		Doc: "When `builder serve` builds, at least a minute apart, as a cron spec in " +
+			"the configured time zone: five fields (minute hour day-of-month month " +
+			"day-of-week) or a descriptor such as `@hourly` or `\"@every 10m\"`. " +
+			"Each is a full build, reading the whole catalogue from the replica. " +
+			"`builder serve` also builds once at start. A build still running when " +
+			"the next is due makes that one skip.",
 		Check: func(c Config, bad Bad) {
 			sched, err := cron.ParseStandard(c.Builder.Schedule)
 			if err != nil {
@@ -203,8 +203,8 @@ var keys = []Key{
 	{Name: "builder.replica_wait",
 		Default: 10 * time.Second,
 		Doc: "The longest a build told of a change waits for `replica.url` to replay " +
-			"the primary's log past that change before it reads anyway. The change " +
-			"is then published by a later build. At most 1m: while the replica lags " +
+			"the primary's log past that change before it reads anyway, at most 1m. " +
+			"The change is then published by a later build. While the replica lags " +
 			"further behind, every such build waits this long and holds up the " +
 			"builds after it (one runs at a time), the scheduled ones included.",
 		Check: func(c Config, bad Bad) {
@@ -237,10 +237,10 @@ var keys = []Key{
 	},
 	{Name: "edge.shutdown_delay",
 		Doc: "How long the edge, told to stop (SIGTERM), goes on serving with " +
-			"`/readyz` answering 503 before it stops accepting connections, so that " +
-			"a load balancer or Kubernetes takes it out of rotation first. Requests " +
-			"in flight are then finished whatever this is. 0: it stops accepting at " +
-			"once. Between 0s and 1m. Set it a little above the time the load " +
+			"`/readyz` answering 503 before it stops accepting connections, 0s to " +
+			"1m, so that a load balancer or Kubernetes takes it out of rotation " +
+			"first. Requests in flight are then finished whatever this is. 0: it " +
+			"stops accepting at once. Set it a little above the time the load " +
 			"balancer takes to drop an edge, its health-check interval times its " +
 			"unhealthy threshold; Kubernetes drops a stopping pod from its Service " +
 			"without a probe, and 5s lets that reach every proxy. The delay and the " +
@@ -282,14 +282,14 @@ var keys = []Key{
 	},
 	{Name: "edge.poll_interval",
 		Default: time.Second,
-		Doc: "How often the edge checks the store's pointer for a new snapshot, with " +
-			"a conditional read (`If-None-Match`). An unchanged pointer costs the " +
-			"store one GET answered 304 without a body, 3,600 an hour per edge at " +
-			"1s. A snapshot built over the one the edge serves is loaded from its " +
-			"delta and its changed documents only. At least 100ms. A published " +
-			"change waits up to this long to be served, and so do its webhooks " +
-			"(a delivery waits until the edges serve its snapshot, D42): keep it " +
-			"about 1s where changes must show within seconds.",
+		Doc: "How often the edge checks the store's pointer for a new snapshot, no " +
+			"more often than every 100ms, with a conditional read (`If-None-Match`). An " +
+			"unchanged pointer costs the store one GET answered 304 without a body, " +
+			"3,600 an hour per edge at 1s. A snapshot built over the one the edge " +
+			"serves is loaded from its delta and its changed documents only. A " +
+			"published change waits up to this long to be served, and so do its " +
+			"webhooks (a delivery waits until the edges serve its snapshot, D42): " +
+			"keep it about 1s where changes must show within seconds.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.PollInterval < MinPollInterval {
 				bad("must be at least 100ms: a shorter interval spends the store's requests and the edge's CPU on polling", c.Edge.PollInterval)
@@ -311,12 +311,12 @@ var keys = []Key{
 	},
 	{Name: "edge.cache_max_age",
 		Default: 60 * time.Second,
-		Doc: "How long clients may reuse a static document without asking again: " +
-			"static responses carry `Cache-Control: private, max-age=<seconds>`. 0 " +
-			"makes them revalidate (with ETag) every time. At most 24h: the documents " +
-			"change with the catalogue (seats, prices, a class withdrawn), and a " +
-			"partner may show its cached copy this long after a change, which no one " +
-			"can recall from a private cache.",
+		Doc: "How long clients may reuse a static document without asking again, at " +
+			"most 24h: static responses carry `Cache-Control: private, " +
+			"max-age=<seconds>`. 0 makes them revalidate (with ETag) every time. The " +
+			"documents change with the catalogue (seats, prices, a class withdrawn), " +
+			"and a partner may show its cached copy this long after a change, which " +
+			"no one can recall from a private cache.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.CacheMaxAge < 0 {
 				bad("must not be negative", c.Edge.CacheMaxAge)
@@ -353,9 +353,9 @@ var keys = []Key{
 	{Name: "edge.search_timeout",
 		Default: 2 * time.Second,
 		Doc: "The longest a live class search may run before it is cancelled and the " +
-			"client gets 503. Less than 29s: the edge's HTTP server cuts off a " +
+			"client gets 503, less than 29s. The edge's HTTP server cuts off a " +
 			"response not written within 30 s (its write timeout), and the client " +
-			"gets an empty reply instead of the 503, so a second is left to write it.",
+			"gets an empty reply instead of the 503: a second is left to write it.",
 		Check: func(c Config, bad Bad) {
 			positive(c.Edge.SearchTimeout, bad)
 			if c.Edge.SearchTimeout >= MaxSearchTimeout {
@@ -584,10 +584,10 @@ var keys = []Key{
 			"least 24h (D42)."},
 	{Name: "webhooks.disable_after",
 		Default: 120 * time.Hour,
-		Doc: "An endpoint whose deliveries have all failed for this long is disabled " +
-			"(D42). `builder webhook list` shows it; `builder webhook enable` turns " +
-			"it back on. At least `webhooks.retry_for`: an endpoint disabled sooner " +
-			"would cut short the retries of its failing delivery.",
+		Doc: "An endpoint whose deliveries have all failed for this long, at least " +
+			"`webhooks.retry_for`, is disabled (D42). `builder webhook list` shows " +
+			"it; `builder webhook enable` turns it back on. An endpoint disabled " +
+			"sooner would cut short the retries of its failing delivery.",
 		Check: func(c Config, bad Bad) {
 			if c.Webhooks.DisableAfter <= 0 {
 				positiveDuration(c.Webhooks.DisableAfter, bad)
