@@ -71,7 +71,7 @@ func replicaLag(ctx context.Context, primary, conn *pgx.Conn, o Options) Check {
 	case caught:
 		c.OK, c.Detail = true, fmt.Sprintf("replayed the primary's position within %v", time.Since(began).Round(time.Millisecond))
 	default:
-		c.Detail = fmt.Sprintf("the replica has not replayed the primary's position %s within %v (it is at %s)", lsn, o.ReplicaLag, replayed)
+		c.Detail = fmt.Sprintf("the replica has not replayed past the primary's position %s within %v (it is at %s)", lsn, o.ReplicaLag, replayed)
 		c.Fix = "check the replication (pg_stat_replication on the primary); builds wait up to builder.replica_wait for it"
 	}
 	return c
@@ -111,8 +111,13 @@ func markWAL(ctx context.Context, primary *pgx.Conn) (freshness.LSN, error) {
 		return 0, err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	// The xid in a statement of its own: as an unused column of a subquery, the planner
+	// dropped pg_current_xact_id(), and the transaction wrote no commit record.
+	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		return 0, err
+	}
 	var s string
-	if err := tx.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text FROM (SELECT pg_current_xact_id()) x`).Scan(&s); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		return 0, err
 	}
 	if err := tx.Commit(ctx); err != nil {
