@@ -71,7 +71,7 @@ func New(opts Options, work bool) (*Queue, error) {
 		opts.Metrics = NewMetrics(nil, nil)
 	}
 	q := &Queue{opts: opts}
-	cfg := &river.Config{Logger: opts.Logger.With("component", "river")}
+	cfg := &river.Config{Logger: riverLogger(opts.Logger)}
 	if work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &worker{q: q, sender: webhook.NewSender(q.rules(), opts.Config.Timeout)})
