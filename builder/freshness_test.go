@@ -331,7 +331,7 @@ func TestServeReplicaWaitIsBounded(t *testing.T) {
 	cfg.Builder.ReplicaWait = 300 * time.Millisecond
 	s := startServe(t, cfg, nil)
 	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
-	const warning = "the replica has not replayed the changes within builder.replica_wait; reading it anyway: the next scheduled build publishes what this one misses"
+	const warning = "the replica has not replayed the changes within builder.replica_wait; reading it anyway, and building them again until a build finds them replayed"
 	warned := countLogs(s.logs, warning) // the build at start may have waited too, for other tests' WAL
 	pauseReplay(t, cfg.Replica.URL)
 	defer resumeReplay(t, cfg.Replica.URL)
@@ -346,6 +346,61 @@ func TestServeReplicaWaitIsBounded(t *testing.T) {
 	}
 	if n := countLogs(s.logs, warning) - warned; n != 1 {
 		t.Errorf("%d warnings about the replica for the change, want 1", n)
+	}
+}
+
+// TestServeBuildsAgainWhatTheReplicaMissed is the operator's repro: replay paused past
+// builder.replica_wait, a course renamed and a class's cost changed on the primary, replay
+// resumed. The build that timed out published the replica's old rows, and nothing built
+// them again until builder.schedule (an hour here); serve builds the batch again, with
+// backoff while the replica still lags, until a build that saw the replica caught up
+// publishes both changes. Seen failing before: no build within 20 s of the resume.
+func TestServeBuildsAgainWhatTheReplicaMissed(t *testing.T) {
+	cfg := freshCfg(t, testkit.NewLocalStore(t))
+	cfg.Builder.ReplicaWait = 300 * time.Millisecond
+	s := startServe(t, cfg, nil)
+	s.waitServed(t, cfg, expectedDocs(t, cfg.Database.URL), "the build at start")
+	pauseReplay(t, cfg.Replica.URL)
+	testkit.Exec(t, cfg.Database.URL, `UPDATE courses SET name = 'Databases II' WHERE id = 2;
+		UPDATE classes SET cost = 2600 WHERE id = 102`)
+	want := expectedDocs(t, cfg.Database.URL)
+	builds := buildsFor(t, s, 4*time.Second)
+	t.Logf("%d builds in 4 s of replay paused", builds)
+	if builds == 0 || builds > 4 {
+		// At 300 ms a build, retried at once, it would be over ten; backoff makes three.
+		t.Errorf("%d builds in 4 s of replay paused, want 1 (the one that timed out) to 4 (its retries with backoff)", builds)
+	}
+	if cmp.Equal(want, storeDocs(t, cfg)) {
+		t.Fatal("the changes were published while replay was paused: the test proves nothing")
+	}
+	resumeReplay(t, cfg.Replica.URL)
+	resumed := time.Now()
+	res := s.waitServed(t, cfg, want, "the changes once the replica replayed them")
+	if took := time.Since(resumed); took > 10*time.Second {
+		t.Errorf("published %v after replay resumed, want within the backoff (< 10 s)", took)
+	}
+	t.Logf("published %v after replay resumed by %+v", time.Since(resumed).Round(time.Millisecond), res.Manifest.Build)
+	const warning = "the replica has not replayed the changes within builder.replica_wait; reading it anyway, and building them again until a build finds them replayed"
+	if countLogs(s.logs, warning) == 0 {
+		t.Errorf("serve did not warn %q", warning)
+	}
+}
+
+// buildsFor counts serve's builds during d, failing the test at a failed one.
+func buildsFor(t *testing.T, s *serving, d time.Duration) int {
+	t.Helper()
+	n := 0
+	end := time.After(d)
+	for {
+		select {
+		case r := <-s.runs:
+			if r.err != nil {
+				t.Errorf("build: %v", r.err)
+			}
+			n++
+		case <-end:
+			return n
+		}
 	}
 }
 

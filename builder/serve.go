@@ -199,10 +199,12 @@ const (
 
 // loop runs one build per batch until ctx is done. A failed build is retried, in full, with
 // backoff, until one succeeds: a change committed while the store or the replica is down is
-// published within retryMax of its return rather than at the next scheduled build. What is
-// asked for during the wait is gathered into the retry. A build the publish guard refused is
-// not retried: building the same catalogue again gives the same answer. Nor is a build
-// interrupted by shutdown.
+// published within retryMax of its return rather than at the next scheduled build. A build
+// that read the replica before it had replayed the batch's changes (builder.replica_wait
+// passed) published without them: its batch is built again, every id of it, with the same
+// backoff, until a build finds the replica caught up. What is asked for during the wait is
+// gathered into the retry. A build the publish guard refused is not retried: building the
+// same catalogue again gives the same answer. Nor is a build interrupted by shutdown.
 func (s *serveLoop) loop(ctx context.Context, q *freshness.Queue) {
 	var wait time.Duration
 	for {
@@ -210,23 +212,44 @@ func (s *serveLoop) loop(ctx context.Context, q *freshness.Queue) {
 		if !ok || ctx.Err() != nil {
 			return // stopping: a build due now must not start
 		}
-		err := s.build(ctx, b)
+		o := s.build(ctx, b)
 		if ctx.Err() != nil {
 			return // stopping: the build was interrupted, not failed, and report said so
 		}
-		if err == nil || errors.Is(err, publish.ErrCollect) || errors.Is(err, publish.ErrShrink) {
+		retry, why := buildAgain(b, o)
+		if why == "" {
 			wait = 0
 			continue
 		}
 		wait = min(max(2*wait, retryFirst), retryMax)
-		s.log.Info("retrying the failed build", "in", wait.String())
+		s.log.Info(why, "in", wait.String())
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
-		q.Full(snapshot.TriggerRetry, 0)
+		q.Again(retry, snapshot.TriggerRetry)
 	}
+}
+
+// buildAgain returns the batch to build again after b's build, whose outcome is o, and the
+// message that says so; "" when b is done.
+func buildAgain(b freshness.Batch, o outcome) (freshness.Batch, string) {
+	switch {
+	case errors.Is(o.err, publish.ErrShrink):
+		return freshness.Batch{}, ""
+	case o.err != nil && !errors.Is(o.err, publish.ErrCollect):
+		// In full: the failure forgot the last publication. A build that also missed the
+		// replica's replay waits for it again.
+		retry := freshness.Batch{Full: true}
+		if !o.caughtUp {
+			retry.LSN = b.LSN
+		}
+		return retry, "retrying the failed build"
+	case !o.caughtUp:
+		return b, "building again the changes the replica had not replayed"
+	}
+	return freshness.Batch{}, ""
 }
 
 // cronLogger sends cron's messages to slog.

@@ -76,7 +76,7 @@ type outcome struct {
 
 // build answers one batch: it waits for the replica to replay the batch's changes, then
 // builds what changed, or everything, and publishes it.
-func (s *serveLoop) build(ctx context.Context, b freshness.Batch) error {
+func (s *serveLoop) build(ctx context.Context, b freshness.Batch) outcome {
 	o := outcome{caughtUp: true, triggerKey: b.Triggers[0]}
 	if b.LSN != 0 {
 		o.waited, o.caughtUp = s.waitReplica(ctx, b)
@@ -93,10 +93,11 @@ func (s *serveLoop) build(ctx context.Context, b freshness.Batch) error {
 	if s.opts.AfterRun != nil {
 		s.opts.AfterRun(o.res, o.err)
 	}
-	return o.err
+	return o
 }
 
 // waitReplica waits, at most builder.replica_wait, for the replica to replay b's changes.
+// When it has not, or cannot tell, the loop builds b again (buildAgain).
 func (s *serveLoop) waitReplica(ctx context.Context, b freshness.Batch) (time.Duration, bool) {
 	began := time.Now()
 	ok, replayed, err := freshness.WaitReplay(ctx, s.cfg.ReplicaURL(), b.LSN, s.cfg.Builder.ReplicaWait)
@@ -105,10 +106,10 @@ func (s *serveLoop) waitReplica(ctx context.Context, b freshness.Batch) (time.Du
 	switch {
 	case ctx.Err() != nil:
 	case err != nil:
-		s.log.Warn("could not check how far the replica has replayed; reading it anyway", "error", err.Error())
+		s.log.Warn("could not check how far the replica has replayed; reading it anyway, and building the changes again until a check finds them replayed", "error", err.Error())
 	case !ok:
 		s.metrics.replicaTimeout.Inc()
-		s.log.Warn("the replica has not replayed the changes within builder.replica_wait; reading it anyway: the next scheduled build publishes what this one misses",
+		s.log.Warn("the replica has not replayed the changes within builder.replica_wait; reading it anyway, and building them again until a build finds them replayed",
 			"wal_wanted", b.LSN.String(), "wal_replayed", replayed.String(), "waited_seconds", waited.Seconds())
 	}
 	return waited, ok

@@ -76,6 +76,26 @@ func (s *Changes) Add(raw string) error {
 	return nil
 }
 
+// Merge adds to s what o says changed, as if o's notifications had been added to s.
+func (s *Changes) Merge(o *Changes) {
+	for table, n := range o.tables {
+		s.countN(table, n)
+	}
+	if o.all {
+		s.setAll()
+		return
+	}
+	s.add(&s.courses, o.Courses())
+	s.add(&s.classes, o.Classes())
+	s.add(&s.regClasses, o.RegClasses())
+	s.add(&s.classCourses, o.ClassCourses())
+	s.add(&s.rooms, o.Rooms())
+	s.add(&s.locations, o.Locations())
+	if s.size() > MaxIDs {
+		s.setAll()
+	}
+}
+
 // All reports whether c says "everything changed".
 func (s *Changes) All() bool { return s.all }
 

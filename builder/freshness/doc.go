@@ -13,7 +13,9 @@
 //	     published last, catalogue.ReadChanges reads what the Changes can affect and
 //	     State.RenderChanges renders it; publish.PublishChanges stores the documents, the
 //	     snapshot's delta, its manifest and the pointer. The build record (snapshot.Build)
-//	     keeps Changes.Notifications and when the Batch's first change was noticed.
+//	     keeps Changes.Notifications and when the Batch's first change was noticed. A build
+//	     whose WaitReplay timed out read the replica without the changes: the loop puts its
+//	     Batch back (Queue.Again), after a backoff, until a build finds them replayed.
 //
 // Changes is the one type that says what changed, from the notification to the read: the
 // ids each table's notifications named, or "everything". The other types on the path each

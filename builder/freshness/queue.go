@@ -37,7 +37,10 @@ type Queue struct {
 	mu   sync.Mutex
 	cur  Batch
 	last time.Time // when the latest change arrived
-	wake chan struct{}
+	// again makes the batch due at once: it holds a batch put back (Again), whose changes
+	// were debounced already.
+	again bool
+	wake  chan struct{}
 }
 
 // Full asks for a full build as soon as the current one (if any) is done. lsn is the
@@ -65,6 +68,26 @@ func (q *Queue) Change(trigger, payload string, lsn LSN, at time.Time) error {
 	return err
 }
 
+// Again puts b, which Next returned, back into the batch being gathered, asked for by
+// trigger as well as by b's triggers: builder serve does so when b's build read the replica
+// before it had replayed b.LSN. Every id of b joins what arrived since, the build waits for
+// b.LSN again, and b's changes, debounced already, make the batch due at once.
+func (q *Queue) Again(b Batch, trigger string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.cur.Full = q.cur.Full || b.Full
+	q.cur.Changes.Merge(&b.Changes)
+	q.note(trigger, b.LSN)
+	for _, t := range b.Triggers {
+		q.note(t, b.LSN)
+	}
+	if !b.Noticed.IsZero() && (q.cur.Noticed.IsZero() || b.Noticed.Before(q.cur.Noticed)) {
+		q.cur.Noticed = b.Noticed
+	}
+	q.again = true
+	q.signal()
+}
+
 // Next waits until a batch is due and returns it, or returns false when ctx is done.
 func (q *Queue) Next(ctx context.Context) (Batch, bool) {
 	for {
@@ -72,7 +95,7 @@ func (q *Queue) Next(ctx context.Context) (Batch, bool) {
 		wait, due := q.due(time.Now())
 		if due {
 			b := q.cur
-			q.cur, q.last = Batch{}, time.Time{}
+			q.cur, q.last, q.again = Batch{}, time.Time{}, false
 			q.mu.Unlock()
 			return b, true
 		}
@@ -104,7 +127,7 @@ func sleep(ctx context.Context, wake <-chan struct{}, wait time.Duration) bool {
 // due says whether the batch is due at now, or how long until it is (0: nothing pending).
 func (q *Queue) due(now time.Time) (time.Duration, bool) {
 	switch {
-	case q.cur.Full:
+	case q.cur.Full || q.again:
 		return 0, true
 	case q.cur.Changes.Empty():
 		return 0, false

@@ -128,3 +128,43 @@ func TestUnreadableChangeMakesAFullBatch(t *testing.T) {
 		t.Errorf("batch = %+v, want one that says everything changed", b)
 	}
 }
+
+// TestAgainLosesNothing: a batch put back joins what arrived since, losing none of its ids,
+// and is due at once, its changes debounced already.
+func TestAgainLosesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := &Queue{Quiet: quiet, MaxDelay: time.Hour}
+		first := time.Now()
+		_ = q.Change("change", change(1), 5, first)
+		_ = q.Change("change", `{"table": "courses", "ids": [7]}`, 6, first)
+		b := next(t, q)
+		time.Sleep(quiet / 2)
+		_ = q.Change("change", change(2), 9, time.Now())
+		q.Again(b, "retry")
+		began := time.Now()
+		got := next(t, q)
+		if waited := time.Since(began); waited != 0 {
+			t.Errorf("the batch put back came after %v, want at once", waited)
+		}
+		want := []any{false, []string{"change", "retry"}, LSN(9), first, []int64{1, 2}, []int64{1}, []int64{7},
+			map[string]int{"classes": 2, "courses": 1}}
+		gotv := []any{got.Full, got.Triggers, got.LSN, got.Noticed, got.Changes.Classes(), got.Changes.ClassCourses(),
+			got.Changes.Courses(), got.Changes.Notifications()}
+		if d := cmp.Diff(want, gotv); d != "" {
+			t.Errorf("batch (-want +got):\n%s", d)
+		}
+	})
+}
+
+// TestAgainKeepsFull: a full batch put back is full again.
+func TestAgainKeepsFull(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := &Queue{Quiet: time.Hour, MaxDelay: time.Hour}
+		q.Full("start", 3)
+		b := next(t, q)
+		q.Again(b, "retry")
+		if got := next(t, q); !got.Full || got.LSN != 3 || !cmp.Equal(got.Triggers, []string{"retry", "start"}) {
+			t.Errorf("batch = %+v, want full at LSN 3, triggered by retry and start", got)
+		}
+	})
+}
