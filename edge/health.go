@@ -24,6 +24,9 @@ var errNotReady = errors.New("not ready")
 // nor the JWKS count: without them the search runs in the replica, limits are counted in
 // memory and students' JWTs are refused, while every API token's request is served.
 func (s *Server) handleReadyz(c echo.Context) error {
+	if s.draining.Load() {
+		return failCause(ErrUnavailable, errNotReady, "The server is shutting down.")
+	}
 	snap := s.docs.Current()
 	if snap == nil {
 		return failCause(ErrUnavailable, errNotReady, "No catalogue snapshot is loaded yet.")
@@ -34,3 +37,8 @@ func (s *Server) handleReadyz(c echo.Context) error {
 	c.Response().Header()["Cache-Control"] = hdrNoStore
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "snapshot": snap.ID()})
 }
+
+// Drain makes /readyz answer 503 from now on, while every other request is served as
+// before: the edge, told to stop, is taken out of rotation by its load balancer before it
+// stops accepting connections (edge.shutdown_delay).
+func (s *Server) Drain() { s.draining.Store(true) }

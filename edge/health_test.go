@@ -56,6 +56,23 @@ func TestNotReadyThenReady(t *testing.T) {
 			t.Errorf("after: GET %s mismatch (-want +got):\n%s", tt.target, diff)
 		}
 	}
+
+	// Told to stop, the edge says so to readiness probes, so that load balancers take it
+	// out of rotation, and goes on serving what they still send it meanwhile.
+	ts.Drain()
+	draining := []struct {
+		target string
+		want   response
+	}{
+		{"/healthz", response{200, json, `{"status":"ok"}` + "\n"}},
+		{"/readyz", response{503, json, `{"message":"The server is shutting down."}` + "\n"}},
+		{"/api/v2/public/course/1", response{200, json, `{"id":1,"snapshot":"snap-a"}`}},
+	}
+	for _, tt := range draining {
+		if diff := cmp.Diff(tt.want, ts.get("GET", tt.target, nil, keep...)); diff != "" {
+			t.Errorf("draining: GET %s mismatch (-want +got):\n%s", tt.target, diff)
+		}
+	}
 }
 
 // TestNotReadyWithoutTokens: an edge that has its snapshot but could not read the token set

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -90,7 +91,8 @@ type Server struct {
 	// proxies are edge.trusted_proxies, whose X-Forwarded-Proto and -Host the feeds'
 	// URLs believe (D37).
 	proxies   []netip.Prefix
-	feedPages feedPages // the gzip feed pages of the snapshot served
+	feedPages feedPages   // the gzip feed pages of the snapshot served
+	draining  atomic.Bool // told to stop: /readyz answers 503 (Drain)
 }
 
 // New builds a server; it does not start background work or listen.

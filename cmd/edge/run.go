@@ -104,7 +104,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("started")
 	}()
 	defer func() { <-started }() // before the pools close: the first loads use them
-	return serve(ctx, log, ln, srv.Handler())
+	return serve(ctx, log, ln, srv.Handler(), drain{srv.Drain, cfg.Edge.ShutdownDelay})
+}
+
+// drain is what serve does when told to stop, before it stops accepting connections:
+// start (edge.Server.Drain: /readyz answers 503), then serve on for delay
+// (edge.shutdown_delay), so that load balancers take the edge out of rotation first.
+type drain struct {
+	start func()
+	delay time.Duration
 }
 
 // dependencies opens what the edge serves from: the templates, the store, the replica, the
@@ -256,7 +264,7 @@ func openPool(ctx context.Context, cfg config.Config, conns int32, statementTime
 
 // serve answers HTTP on ln until ctx is done, then stops accepting connections and waits
 // up to shutdownTimeout for the requests in flight.
-func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handler) error {
+func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handler, d drain) error {
 	// The actual address, so that tests and scripts listening on port 0 can find it.
 	log.Info("listening", "addr", ln.Addr().String())
 	hs := &http.Server{
@@ -275,6 +283,14 @@ func serve(ctx context.Context, log *slog.Logger, ln net.Listener, h http.Handle
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	if d.delay > 0 {
+		d.start()
+		// Each answer meanwhile closes its connection, so that a client's next request
+		// opens one, which the load balancer sends to another edge.
+		hs.SetKeepAlivesEnabled(false)
+		log.Info("draining: /readyz answers 503, requests are served", "edge.shutdown_delay", d.delay.String())
+		time.Sleep(d.delay)
 	}
 	log.Info("shutting down", "timeout", shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)

@@ -405,3 +405,43 @@ func TestRunWarnsWithoutCacheDir(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDrainsBeforeStopping: told to stop with edge.shutdown_delay set, the edge answers
+// /readyz 503 for that long while it goes on serving, each answer asking the client to
+// close its connection (so a client's next request opens one the load balancer sends
+// elsewhere), and only then stops accepting connections. It closed its port at once, and a
+// load balancer still sending it requests until its probe failed got refused connections
+// (an operator's review).
+func TestRunDrainsBeforeStopping(t *testing.T) {
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	dbURL := testkit.NewMigratedDatabase(t)
+	token := newToken(t, dbURL)
+	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\nedge:\n  shutdown_delay: 2s\n", dbURL, storeDir))
+	addr, stop := started(t, "--config", cfg, "--listen", "127.0.0.1:0")
+	base := "http://" + addr
+	stopped := make(chan time.Time, 1)
+	told := time.Now()
+	go func() { _, _ = stop(); stopped <- time.Now() }()
+
+	if status, body := waitReadyz(t, base, 503, "shutting down"); status != 503 || body != `{"message":"The server is shutting down."}`+"\n" {
+		t.Fatalf("GET /readyz after the signal: %d %q, want 503 and the server shutting down", status, body)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/v2/public/course/1", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("a request while draining: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || !res.Close {
+		t.Errorf("a course read while draining: status %d, Connection: close %v; want 200, the connection closed after it", res.StatusCode, res.Close)
+	}
+	at := <-stopped
+	if d := at.Sub(told); d < 2*time.Second {
+		t.Errorf("the edge stopped %v after the signal, want at least edge.shutdown_delay (2s)", d)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("the edge still answers after shutdown")
+	}
+}
