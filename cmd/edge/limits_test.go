@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -18,12 +17,7 @@ import (
 // them itself before reading more (its default would read a megabyte); ordinary ones are
 // served.
 func TestRunBoundsRequestHeaders(t *testing.T) {
-	storeDir := t.TempDir()
-	publishOne(t, storeDir)
-	dbURL := testkit.NewMigratedDatabase(t)
-	token := newToken(t, dbURL)
-	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\n", dbURL, storeDir))
-	addr, _ := started(t, "--config", cfg, "--listen", "127.0.0.1:0")
+	addr, token, _ := startedPublished(t, "")
 	const tooLarge = `{"message":"Request Header Fields Too Large."}` + "\n"
 	for _, tt := range []struct {
 		size int

@@ -413,12 +413,7 @@ func TestRunWarnsWithoutCacheDir(t *testing.T) {
 // load balancer still sending it requests until its probe failed got refused connections
 // (an operator's review).
 func TestRunDrainsBeforeStopping(t *testing.T) {
-	storeDir := t.TempDir()
-	publishOne(t, storeDir)
-	dbURL := testkit.NewMigratedDatabase(t)
-	token := newToken(t, dbURL)
-	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\nedge:\n  shutdown_delay: 2s\n", dbURL, storeDir))
-	addr, stop := started(t, "--config", cfg, "--listen", "127.0.0.1:0")
+	addr, token, stop := startedPublished(t, "edge:\n  shutdown_delay: 2s\n")
 	base := "http://" + addr
 	stopped := make(chan time.Time, 1)
 	told := time.Now()
@@ -444,4 +439,18 @@ func TestRunDrainsBeforeStopping(t *testing.T) {
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the edge still answers after shutdown")
 	}
+}
+
+// startedPublished starts the edge on a store with publishOne's snapshot and a migrated
+// database, its configuration file that and more (YAML); it returns the edge's address, a
+// token it accepts, and started's stop.
+func startedPublished(t *testing.T, more string) (addr, token string, stop func() (string, error)) {
+	t.Helper()
+	storeDir := t.TempDir()
+	publishOne(t, storeDir)
+	dbURL := testkit.NewMigratedDatabase(t)
+	token = newToken(t, dbURL)
+	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\n", dbURL, storeDir)+more)
+	addr, stop = started(t, "--config", cfg, "--listen", "127.0.0.1:0")
+	return addr, token, stop
 }

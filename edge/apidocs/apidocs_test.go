@@ -75,14 +75,7 @@ func TestPage(t *testing.T) {
 
 // TestAssets checks the headers, gzip bodies and conditional requests of the files.
 func TestAssets(t *testing.T) {
-	d, err := apidocs.New("/api/v2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle, err := os.ReadFile("assets/swagger-ui-bundle.js")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, bundle := docsAndBundle(t)
 	plain, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", false)
 	zipped, _ := serve(d, http.MethodGet, "swagger-ui-bundle.js", true)
 	if plain.Code != 200 || !bytes.Equal(plain.Body.Bytes(), bundle) || plain.Header().Get("Content-Type") != "text/javascript; charset=utf-8" {
@@ -273,14 +266,7 @@ func gunzip(b []byte) ([]byte, error) {
 // times the CPU of the whole file, and a range or precondition that failed was answered
 // 416 or 412 in plain text or HTML, without no-store, unlike every other error (D24).
 func TestRangesAndPreconditionsIgnored(t *testing.T) {
-	d, err := apidocs.New("/api/v2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle, err := os.ReadFile("assets/swagger-ui-bundle.js")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, bundle := docsAndBundle(t)
 	many := "bytes=" + strings.Repeat("0-0,", 6999) + "0-0"
 	for _, h := range [][]string{
 		{"Range", many},
@@ -295,4 +281,17 @@ func TestRangesAndPreconditionsIgnored(t *testing.T) {
 			t.Errorf("%s (%.40s): status %d, %d bytes, Accept-Ranges %q; want 200 and the whole bundle (%d bytes), no Accept-Ranges", h[0], h[1], r.Code, r.Body.Len(), r.Header().Get("Accept-Ranges"), len(bundle))
 		}
 	}
+}
+
+// docsAndBundle is the page under /api/v2, and the bytes of its largest file.
+func docsAndBundle(t *testing.T) (*apidocs.Docs, []byte) {
+	d, err := apidocs.New("/api/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := os.ReadFile("assets/swagger-ui-bundle.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, bundle
 }

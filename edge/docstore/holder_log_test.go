@@ -42,13 +42,7 @@ func TestNothingPublishedSaysWhere(t *testing.T) {
 // text varies between attempts: S3's errors name each request (RequestID, HostID), and an
 // edge on a missing bucket logged a warning at every poll, every second.
 func TestLastingStoreErrorLoggedOnce(t *testing.T) {
-	cfg := testkit.NewS3Store(t) // its bucket is never created
-	st, err := store.Open(context.Background(), store.Options(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	h := New(Options{Store: st, PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	h, log := onMissingBucket(t)
 	for range 3 {
 		if err := h.Refresh(context.Background()); err == nil {
 			t.Fatal("Refresh from a missing bucket: no error")
@@ -84,13 +78,7 @@ func TestErrKeyDropsWhatVaries(t *testing.T) {
 // stays", serving ""), and one whose edge.cache_dir cannot be written serves the snapshot
 // it loaded (it logged the same "refresh failed" though the refresh had succeeded).
 func TestRefreshFailureSaysWhatIsServed(t *testing.T) {
-	cfg := testkit.NewS3Store(t) // its bucket is never created
-	st, err := store.Open(context.Background(), store.Options(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	h := New(Options{Store: st, PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	h, log := onMissingBucket(t)
 	if err := h.Refresh(context.Background()); err == nil {
 		t.Fatal("Refresh from a missing bucket: no error")
 	}
@@ -105,7 +93,7 @@ func TestRefreshFailureSaysWhatIsServed(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h = New(Options{Store: local, CacheDir: filepath.Join(blocked, "cache"), PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	h = New(Options{Store: local, CacheDir: filepath.Join(blocked, "cache"), PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(log, nil))})
 	_ = h.Refresh(context.Background())
 	if h.Current() == nil || h.Current().id != "cached-0" {
 		t.Fatalf("the snapshot is not served despite a cache that cannot be written: %v", h.Current())
@@ -113,4 +101,14 @@ func TestRefreshFailureSaysWhatIsServed(t *testing.T) {
 	if got := log.String(); !strings.Contains(got, "snapshot cached-0 served, but not saved to edge.cache_dir") || strings.Contains(got, "refresh failed") {
 		t.Errorf("a cache that cannot be written logged %q; want it to say the snapshot is served but not saved", got)
 	}
+}
+
+// onMissingBucket is a holder on an S3 store whose bucket is never created, and its log.
+func onMissingBucket(t *testing.T) (*Holder, *bytes.Buffer) {
+	st, err := store.Open(context.Background(), store.Options(testkit.NewS3Store(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	return New(Options{Store: st, PollInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))}), &log
 }
