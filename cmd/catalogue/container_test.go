@@ -178,7 +178,7 @@ const edgeConfig = `templates:
 edge:
   listen: 127.0.0.1:%s
   poll_interval: 200ms
-  search_timeout: 30s
+  search_timeout: 20s
   search_cache: 0s
   search_index: false
 `

@@ -87,7 +87,7 @@ func (f *fixture) testGracefulShutdown(t *testing.T) {
 	}
 	d := f.env.StartEdge(t, map[string]string{
 		"CATALOGUE_TEMPLATES_DIR":       dir,
-		"CATALOGUE_EDGE_SEARCH_TIMEOUT": "30s",
+		"CATALOGUE_EDGE_SEARCH_TIMEOUT": "20s",
 		"CATALOGUE_EDGE_SEARCH_CACHE":   "0",     // four queries in flight, not one shared
 		"CATALOGUE_EDGE_SEARCH_INDEX":   "false", // each a run of the slow search.sql
 	})
