@@ -204,7 +204,8 @@ var keys = []Key{
 		Default: 10 * time.Second,
 		Doc: "The longest a build told of a change waits for `replica.url` to replay " +
 			"the primary's log past that change before it reads anyway, at most 1m. " +
-			"The change is then published by a later build. While the replica lags " +
+			"`builder serve` then builds the change again, backing off as after a " +
+			"failed build, until a build finds the replica has it. While the replica lags " +
 			"further behind, every such build waits this long and holds up the " +
 			"builds after it (one runs at a time), the scheduled ones included.",
 		Check: func(c Config, bad Bad) {
