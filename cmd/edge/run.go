@@ -72,7 +72,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Warn("edge.cache_dir is not set: if this edge starts while the store is unreachable, it answers 503 until the store is back; set it to a folder of this edge's own")
 	}
 
-	opts, closeAll, err := dependencies(ctx, cfg, log, out)
+	// What runs in the background (the loaders, the JWKS refresh, the report of the snapshot
+	// served) lives until serve has stopped, not until the signal: the edge goes on serving
+	// for edge.shutdown_delay after it, and must keep its promises meanwhile (a revoked token
+	// refused within edge.token_refresh, D22; the snapshot it reports served, D42).
+	life, end := context.WithCancel(context.WithoutCancel(ctx))
+	defer end()
+	opts, closeAll, err := dependencies(life, cfg, log, out)
 	if err != nil {
 		return err
 	}
@@ -98,13 +104,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	started := make(chan struct{})
 	go func() {
 		defer close(started)
-		srv.Start(ctx) // background loaders stop with ctx
+		srv.Start(life) // background loaders stop with life
 		// The first loads are done, loaded or not: /readyz says which. Tests of the binary
 		// wait for this line.
 		log.Info("started")
 	}()
 	defer func() { <-started }() // before the pools close: the first loads use them
-	return serve(ctx, log, ln, srv.Handler(), drain{srv.Drain, cfg.Edge.ShutdownDelay})
+	err = serve(ctx, log, ln, srv.Handler(), drain{srv.Drain, cfg.Edge.ShutdownDelay})
+	end() // before waiting for the first loads, which a store that hangs holds up
+	return err
 }
 
 // drain is what serve does when told to stop, before it stops accepting connections:

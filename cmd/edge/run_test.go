@@ -445,12 +445,41 @@ func TestRunDrainsBeforeStopping(t *testing.T) {
 // database, its configuration file that and more (YAML); it returns the edge's address, a
 // token it accepts, and started's stop.
 func startedPublished(t *testing.T, more string) (addr, token string, stop func() (string, error)) {
+	addr, token, stop, _ = startedPublishedOn(t, more)
+	return addr, token, stop
+}
+
+// startedPublishedOn is startedPublished, and the URL of the edge's database.
+func startedPublishedOn(t *testing.T, more string) (addr, token string, stop func() (string, error), dbURL string) {
 	t.Helper()
 	storeDir := t.TempDir()
 	publishOne(t, storeDir)
-	dbURL := testkit.NewMigratedDatabase(t)
+	dbURL = testkit.NewMigratedDatabase(t)
 	token = newToken(t, dbURL)
 	cfg := writeConfig(t, fmt.Sprintf("database:\n  url: %s\nstore:\n  url: file://%s\n", dbURL, storeDir)+more)
 	addr, stop = started(t, "--config", cfg, "--listen", "127.0.0.1:0")
-	return addr, token, stop
+	return addr, token, stop, dbURL
+}
+
+// TestRunKeepsItsPromisesWhileDraining: while it drains, the edge goes on refreshing what
+// it serves from: a token revoked then stops working within edge.token_refresh (D22). Its
+// loaders stopped at the signal: a revoked token kept working for the whole delay, up to a
+// minute, and so did the snapshot it served, however stale (the diff's review).
+func TestRunKeepsItsPromisesWhileDraining(t *testing.T) {
+	addr, token, stop, dbURL := startedPublishedOn(t, "edge:\n  shutdown_delay: 6s\n  token_refresh: 200ms\n")
+	base := "http://" + addr
+	go func() { _, _ = stop() }()
+	if status, _ := waitReadyz(t, base, 503, "shutting down"); status != 503 {
+		t.Fatalf("GET /readyz after the signal: %d, want 503", status)
+	}
+	testkit.Exec(t, dbURL, "UPDATE api_tokens SET revoked_at = now()")
+	deadline := time.Now().Add(3 * time.Second)
+	status, _ := get(t, base+"/api/v2/public/course/1", token)
+	for status != 401 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		status, _ = get(t, base+"/api/v2/public/course/1", token)
+	}
+	if status != 401 {
+		t.Errorf("a token revoked while the edge drains: status %d 3 s later, want 401 (edge.token_refresh 200ms)", status)
+	}
 }
