@@ -349,8 +349,8 @@ var keys = []Key{
 		Doc: "A folder of this edge's own where it keeps a copy of the last snapshot " +
 			"it loaded, to serve it at start when the store is unreachable. Empty: " +
 			"no copy. When to set it, and what the systemd unit and the image set " +
-			"it to: [OPERATIONS.md](OPERATIONS.md#the-store), An edge started while " +
-			"the store is down."},
+			"it to: [OPERATIONS.md](OPERATIONS.md#the-store), under \"An edge " +
+			"started while the store is down\"."},
 	{Name: "edge.search_timeout",
 		Default: 2 * time.Second,
 		Doc: "The longest a live class search may run before it is cancelled and the " +

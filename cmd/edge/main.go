@@ -4,8 +4,9 @@
 //	edge --config catalogue.yaml [--listen :8080]
 //
 // Every configuration key can also be set through its CATALOGUE_* environment variable.
-// SIGINT or SIGTERM stops it gracefully: it stops accepting connections and finishes the
-// requests in flight before it exits.
+// SIGINT or SIGTERM stops it gracefully: it serves on for edge.shutdown_delay with /readyz
+// answering 503, then stops accepting connections and finishes the requests in flight
+// before it exits.
 package main
 
 import (

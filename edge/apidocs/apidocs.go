@@ -180,7 +180,8 @@ func (d *Docs) Serve(w http.ResponseWriter, r *http.Request, name string, gz boo
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("ETag", tag)
-	// ServeContent answers If-None-Match and HEAD, and sets Content-Length. It is shown no
+	// ServeContent answers If-None-Match and HEAD (and sets Content-Length on an identity
+	// body; not with Content-Encoding set, which it leaves to the writer). It is shown no
 	// other header: it would answer a thousand 1-byte ranges with a megabyte of multipart,
 	// for anyone, and a failed range or If-Match with its own 416 or 412 in plain text
 	// (D24). The page is small enough to send whole.

@@ -65,8 +65,8 @@ func TestEncryptionKeysNotUsedForSignatures(t *testing.T) {
 }
 
 // TestMaxLifetime: a token whose exp is more than JWTOptions.MaxLifetime after its iat is
-// refused (edge.jwt.max_lifetime, default 24h); one without iat is not checked for it
-// (issue 23, defect 10).
+// refused (edge.jwt.max_lifetime, default 24h), and so is one without iat whose exp is more
+// than that (and the leeway) from now (issue 23, defect 10; a token without iat escaped).
 func TestMaxLifetime(t *testing.T) {
 	v := newVerifier(t, auth.JWTOptions{HMACSecret: secret, MaxLifetime: 24 * time.Hour})
 	for _, tt := range []struct {
@@ -88,6 +88,15 @@ func TestMaxLifetime(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, auth.ErrInvalidJWT) {
 			t.Errorf("Verify(%s): %v does not wrap ErrInvalidJWT", tt.name, err)
+		}
+	}
+	// Without iat, the issuer's clock may be ahead by the leeway: exp up to max_lifetime
+	// plus the leeway from now is accepted, a second more is not.
+	skewed := newVerifier(t, auth.JWTOptions{HMACSecret: secret, MaxLifetime: 24 * time.Hour, Leeway: 30 * time.Second})
+	for left, want := range map[time.Duration]bool{24*time.Hour + 30*time.Second: true, 24*time.Hour + 31*time.Second: false} {
+		_, err := skewed.Verify(t.Context(), jwttest.HS256(t, secret, with(valid(), "iat", nil, "exp", at(left))))
+		if ok := err == nil; ok != want {
+			t.Errorf("Verify(no iat, %s left, leeway 30s) = %v; want accepted %v", left, err, want)
 		}
 	}
 }
