@@ -616,6 +616,14 @@ func TestUnfedTableFix(t *testing.T) {
 			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.city, l.state, l.zip, l.country
 			FROM rooms r JOIN locations l ON l.id = r.location_id JOIN sites s ON s.id = l.id`,
 			[]string{"sites is a materialized view, which cannot be fed", "REFRESH MATERIALIZED VIEW", "builder run", "builder.schedule"}},
+		// Its triggers fire only for changes made through it on this server, never for
+		// those made in its own, which a feed would then never hear of.
+		{"a foreign table", `CREATE FOREIGN DATA WRAPPER elsewhere; CREATE SERVER there FOREIGN DATA WRAPPER elsewhere;
+			CREATE FOREIGN TABLE sites (id bigint, city text) SERVER there;
+			DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
+			SELECT r.id, r.name, l.id AS location_id, l.name AS location_name, s.city, l.state, l.zip, l.country
+			FROM rooms r JOIN locations l ON l.id = r.location_id JOIN sites s ON s.id = l.id`,
+			[]string{"sites is a foreign table, which cannot be fed", "changes made in its own server", "builder run", "builder.schedule"}},
 		{"a table joined to registrations", `CREATE TABLE orders (id bigint PRIMARY KEY, paid boolean NOT NULL);
 			ALTER TABLE registrations ADD COLUMN order_id bigint;
 			DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS

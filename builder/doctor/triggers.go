@@ -152,9 +152,10 @@ WITH RECURSIVE deps(view, rel) AS (
 
 // unfedTables lists each table a catalogue_* view reads that no catalogue_feeds row names:
 // its changes set off no build, and wait for the schedule.
-// Each row: the view, the table, and whether the table is a materialized view.
+// Each row: the view, the table, and its relkind ('r', 'p'; 'm' a materialized view, 'f' a
+// foreign table).
 const unfedTables = viewReads + `
-SELECT view::regclass::text, rel::regclass::text, (SELECT relkind = 'm' FROM pg_class WHERE oid = rel)
+SELECT view::regclass::text, rel::regclass::text, (SELECT relkind::text FROM pg_class WHERE oid = rel)
 FROM reads WHERE rel NOT IN (SELECT rel FROM fed)
 ORDER BY 1, 2`
 
@@ -184,12 +185,11 @@ func checkFedTables(ctx context.Context, conn *pgx.Conn) Check {
 		names[i] = rel.name
 	}
 	var fixes []string
-	tables := false // some of them are tables, not materialized views
+	tables := false // some of them are tables, not materialized views or foreign tables
 	unfed, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
-		var view, table string
-		var matview bool
-		err := r.Scan(&view, &table, &matview)
-		fixes, tables = append(fixes, unfedFix(view, table, matview)), tables || !matview
+		var view, table, kind string
+		err := r.Scan(&view, &table, &kind)
+		fixes, tables = append(fixes, unfedFix(view, table, kind)), tables || kind == "r" || kind == "p"
 		return view + " reads " + table, err
 	}, unfedTables, names)
 	if err != nil {
@@ -220,13 +220,18 @@ var feedFor = map[string]string{
 	"catalogue_rooms":         "kind rooms, with ids a column of it holding the id of the rooms it changes (or kind locations, with their location_id)",
 }
 
-// unfedFix says how table, which view reads, can feed it, if it can.
-func unfedFix(view, table string, matview bool) string {
-	if matview {
+// unfedFix says how table, of relkind kind, which view reads, can feed it, if it can.
+func unfedFix(view, table, kind string) string {
+	switch kind {
+	case "m":
 		// PostgreSQL puts no trigger on a materialized view: migrate fails on its feed.
 		return table + " is a materialized view, which cannot be fed (it can have no trigger: builder migrate fails on its row): " +
 			"its changes are published on builder.schedule, or by builder run after each REFRESH MATERIALIZED VIEW " + table +
 			"; to publish them at once, map " + view + " on the tables it reads, and feed those"
+	case "f":
+		// Its triggers would fire for changes made through it here, never for the others.
+		return table + " is a foreign table, which cannot be fed: a trigger on it sees only the changes made through it on this server, " +
+			"not the changes made in its own server, so they are published on builder.schedule, or by builder run after them"
 	}
 	return "add to catalogue_feeds in mapping.sql " + table + ": " + feedFor[view] +
 		", and watched the columns " + view + " reads of it; then run builder migrate"
