@@ -2,22 +2,34 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// watchedViews are the views whose columns a published document shows. A registration
-// shows only as the seat it takes in its class (its ids: class_id), so what
-// catalogue_registrations reads besides need not be watched.
+// watchedViews are the views whose columns a published document shows.
 var watchedViews = []string{"catalogue_courses", "catalogue_classes", "catalogue_rooms"}
+
+// seats is the view whose rows are the seats taken: a published document shows only how
+// many a class has, so what decides its rows and its id and class_id must be watched (a
+// registrations table filtered on a status that does not watch it left a cancellation's
+// seat counted until builder.schedule). privateColumns are its columns that only a
+// signed-in student's live read shows (student.sql), never a published document: the
+// columns of the tables that feed only them need not be watched (seatReads).
+const seats = "catalogue_registrations"
+
+var privateColumns = []string{"student_id", "test_date"}
 
 // unwatched lists, for each catalogue_feeds row with a watched list, the columns of its
 // table that list leaves out though an UPDATE of them must notify (notify.sql sends nothing
 // for an UPDATE that changes no watched column): those a view of $1 reads, through other
 // views too (viewReads' deps), by the column-level dependencies of the views' rewrite rules,
-// and the row's ids and course_ids (an UPDATE that moves a class to another course).
+// and the row's ids and course_ids (an UPDATE that moves a class to another course). What
+// catalogue_registrations (seats) reads counts only when it is also one of the columns
+// (schema $2, table $3, column $4) that a query of its other columns reads (seatReads).
 // An empty watched list is NULL's any column (notify.sql's row expression of it is empty).
 // A column an intermediate view reads counts though the catalogue view may not use it:
 // pg_depend does not say which of a view's columns reads which.
@@ -39,7 +51,9 @@ const unwatched = viewReads + `, rules AS (
     FROM catalogue_feeds f
     JOIN shown s ON s.rel = to_regclass(f.source)
     JOIN pg_attribute a ON a.attrelid = s.rel AND a.attnum = s.attnum AND NOT a.attisdropped
-    WHERE f.watched <> '{}'
+    WHERE f.watched <> '{}' AND (s.view IS DISTINCT FROM to_regclass('` + seats + `') OR EXISTS (
+        SELECT 1 FROM unnest($2::text[], $3::text[], $4::text[]) AS p (schema, rel, col)
+        WHERE to_regclass(format('%I.%I', p.schema, p.rel)) = s.rel AND p.col = a.attname::text))
   UNION ALL
     SELECT f.source, a.attnum, a.attname::text, NULL, i.role
     FROM catalogue_feeds f
@@ -65,6 +79,10 @@ ORDER BY m.source, m.attnum`
 // notification, and the change waits for builder.schedule.
 func checkWatched(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: "watched columns"}
+	reads, err := seatReads(ctx, conn)
+	if err != nil {
+		return unreadable(c, fmt.Errorf("what %s reads: %w", seats, err))
+	}
 	var fixes []string
 	bad, err := lines(ctx, conn, func(r pgx.CollectableRow) (string, error) {
 		var source, table, col, role, watched string
@@ -75,7 +93,7 @@ func checkWatched(ctx context.Context, conn *pgx.Conn) Check {
 			fixes = append(fixes, fix)
 		}
 		return table + "." + col + unwatchedWhy(views, role) + " is not in the watched columns of catalogue_feeds row " + source, err
-	}, unwatched, watchedViews)
+	}, unwatched, append(slices.Clone(watchedViews), seats), reads[0], reads[1], reads[2])
 	if err != nil {
 		c.Detail = "cannot read: " + err.Error()
 		c.Fix = "run builder migrate, which creates catalogue_feeds"
@@ -91,7 +109,8 @@ func checkWatched(ctx context.Context, conn *pgx.Conn) Check {
 		return c
 	}
 	c.OK, c.Detail = true, "every feed with a watched list names the columns of its table that "+
-		strings.Join(watchedViews, ", ")+" read, and its ids"
+		strings.Join(watchedViews, ", ")+" read, those "+seats+" reads but for its "+strings.Join(privateColumns, " and ")+
+		", and its ids"
 	return c
 }
 
@@ -114,4 +133,84 @@ func readBy(views []string) string {
 		return views[0] + " reads"
 	}
 	return strings.Join(views[:len(views)-1], ", ") + " and " + views[len(views)-1] + " read"
+}
+
+// seatReads returns the schemas, tables and columns that a query of seats' columns other
+// than privateColumns reads, as three lists of the same length: those its plan (EXPLAIN
+// VERBOSE) names anywhere, in a node's output or in any expression. A column the planner
+// leaves out of that plan does not change those columns nor which rows there are: it feeds
+// only student_id or test_date (as user_id AS student_id, or COALESCE(user_id, guest_id)),
+// or nothing (a join the planner removed, whose unique key keeps the rows as they are).
+// A column the view reads elsewhere too (in WHERE, a join, GROUP BY, DISTINCT) is in the
+// plan, and so watched. The index scans are disabled: one on a partial index leaves out
+// the conditions its predicate implies (a seat index on status <> 'cancelled' hid status).
+// Its limits, all on the safe side but the last: a scan may output more columns than its
+// parent reads (the planner's physical target list under a join), which must then be
+// watched though nothing shows them; an alias that happens to appear in a constant
+// ('r.x') counts too; and a function of the view that reads a table in its body (not
+// through the view) is in no plan, as it is in no dependency of the view.
+func seatReads(ctx context.Context, conn *pgx.Conn) ([3][]string, error) {
+	var out [3][]string
+	var cols []string
+	for _, rel := range contract {
+		if rel.name == seats {
+			for _, col := range rel.columns {
+				if !slices.Contains(privateColumns, col.name) {
+					cols = append(cols, col.name)
+				}
+			}
+		}
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return out, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read only
+	if _, err := tx.Exec(ctx, `SELECT set_config(s, 'off', true)
+		FROM unnest('{enable_indexscan,enable_indexonlyscan,enable_bitmapscan,enable_tidscan}'::text[]) AS s`); err != nil {
+		return out, err
+	}
+	var raw []byte
+	// The names are the contract's, not values: nothing here comes from outside.
+	if err := tx.QueryRow(ctx, "EXPLAIN (VERBOSE, FORMAT JSON) SELECT "+strings.Join(cols, ", ")+" FROM "+seats).Scan(&raw); err != nil {
+		return out, err
+	}
+	var plan any
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		return out, fmt.Errorf("read the plan: %w", err)
+	}
+	tables := map[string][2]string{} // alias: schema, table
+	var exprs []string
+	planStrings(plan, tables, &exprs)
+	for _, e := range exprs {
+		for _, m := range qualified.FindAllStringSubmatch(e, -1) {
+			if t, ok := tables[unquote(m[1])]; ok {
+				out[0], out[1], out[2] = append(out[0], t[0]), append(out[1], t[1]), append(out[2], unquote(m[2]))
+			}
+		}
+	}
+	return out, nil
+}
+
+// planStrings gathers the tables of a plan's nodes by alias, and every string the plan
+// holds: each field of each node, whatever its name (Output, Filter, Hash Cond, Group Key,
+// Sort Key, Cache Key...).
+func planStrings(v any, tables map[string][2]string, strs *[]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		if rel, ok := v["Relation Name"].(string); ok {
+			alias, _ := v["Alias"].(string)
+			schema, _ := v["Schema"].(string)
+			tables[alias] = [2]string{schema, rel}
+		}
+		for _, e := range v {
+			planStrings(e, tables, strs)
+		}
+	case []any:
+		for _, e := range v {
+			planStrings(e, tables, strs)
+		}
+	case string:
+		*strs = append(*strs, v)
+	}
 }
