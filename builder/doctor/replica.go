@@ -56,7 +56,7 @@ func replicaLag(ctx context.Context, primary, conn *pgx.Conn, o Options) Check {
 	// replica has caught up with this moment once it has replayed past the position read
 	// before it. Without the commit, records inserted last (hint bits) can sit unflushed for
 	// seconds on an idle primary, which is not lag.
-	lsn, err := markWAL(ctx, primary)
+	lsn, _, err := markWAL(ctx, primary)
 	if err != nil {
 		c.Detail = "cannot read the primary's WAL position: " + err.Error()
 		return c
@@ -104,24 +104,31 @@ func notStandby(ctx context.Context, primary, conn *pgx.Conn, c Check) Check {
 }
 
 // markWAL commits a transaction that writes only its commit record and returns the WAL
-// position before it.
-func markWAL(ctx context.Context, primary *pgx.Conn) (freshness.LSN, error) {
+// position before it, and the transaction's id, "" when it took none (and so wrote no
+// commit record): read in the statement that reads the position, after the one that takes
+// it.
+func markWAL(ctx context.Context, primary *pgx.Conn) (freshness.LSN, string, error) {
 	tx, err := primary.Begin(ctx)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
 	// The xid in a statement of its own: as an unused column of a subquery, the planner
 	// dropped pg_current_xact_id(), and the transaction wrote no commit record.
 	if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var s string
-	if err := tx.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
-		return 0, err
+	var xid *string
+	if err := tx.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text, pg_current_xact_id_if_assigned()::text").Scan(&s, &xid); err != nil {
+		return 0, "", err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	return freshness.ParseLSN(s)
+	lsn, err := freshness.ParseLSN(s)
+	if xid == nil {
+		return lsn, "", err
+	}
+	return lsn, *xid, err
 }
