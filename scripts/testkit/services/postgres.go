@@ -35,8 +35,11 @@ func Postgres(dir string) (*Server, error) {
 			return nil, err
 		}
 	}
+	// wal_keep_size: the tests create databases in bursts, each copied into the WAL, and a
+	// standby starved of CPU meanwhile found the segments it still needed removed ("requested
+	// WAL segment has already been removed") and never caught up; the primary keeps 2 GB.
 	return s, s.postgres(owner, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=300", "-c", "shared_buffers=256MB")
+		"-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "wal_keep_size=2GB")
 }
 
 // Standby starts a streaming standby of primary in dir and returns it: a real read replica,
