@@ -229,6 +229,19 @@ func TestFinds(t *testing.T) {
 			SELECT id, name, type, description, is_public FROM courses WHERE deleted_at IS NULL;
 			UPDATE catalogue_feeds SET watched = watched || '{deleted_at}' WHERE source = 'courses'`, nil,
 			"searched columns", "catalogue_courses reads courses.deleted_at, which", "indexes"},
+		// A partial index implies the view's condition: a plan scanning it writes no
+		// condition, and the column would go unseen (the planner takes it with sequential
+		// and bitmap scans disabled).
+		{"a view filtered on a column not searched, with an index on it", `ALTER TABLE courses ADD COLUMN deleted_at timestamptz;
+			DROP VIEW catalogue_courses; CREATE VIEW catalogue_courses AS
+			SELECT id, name, type, description, is_public FROM courses WHERE deleted_at IS NULL;
+			UPDATE catalogue_feeds SET watched = watched || '{deleted_at}' WHERE source = 'courses';
+			CREATE INDEX ON courses (id, name, type, is_public) WHERE deleted_at IS NULL; ANALYZE courses;
+			DO $$ BEGIN
+				EXECUTE format('ALTER DATABASE %I SET enable_seqscan = off', current_database());
+				EXECUTE format('ALTER DATABASE %I SET enable_bitmapscan = off', current_database());
+			END $$`, nil,
+			"searched columns", "catalogue_courses reads courses.deleted_at, which", "indexes"},
 		{"a course name read from a table fed as another kind", `CREATE TABLE titles (course_id bigint PRIMARY KEY, title text);
 			INSERT INTO titles SELECT id, name FROM courses;
 			INSERT INTO catalogue_feeds (source, kind, ids, key) VALUES ('titles', 'registrations', 'course_id', 'course_id');

@@ -105,22 +105,13 @@ func viewColumns(ctx context.Context, conn *pgx.Conn, rel relation) ([3][]string
 		Plan map[string]any `json:"Plan"`
 	}
 	// The names are the contract's, not values: nothing here comes from outside.
-	err := conn.QueryRow(ctx, "EXPLAIN (VERBOSE, FORMAT JSON) SELECT "+strings.Join(names, ", ")+" FROM "+rel.name).Scan(&plan)
-	if err != nil || len(plan) == 0 {
+	if err := explain(ctx, conn, "SELECT "+strings.Join(names, ", ")+" FROM "+rel.name, &plan); err != nil || len(plan) == 0 {
 		return out, err
 	}
 	tables := map[string][2]string{} // alias: schema, table
 	var exprs []string
 	walkPlan(plan[0].Plan, true, tables, &exprs)
-	for _, e := range exprs {
-		for _, m := range qualified.FindAllStringSubmatch(e, -1) {
-			t, ok := tables[unquote(m[1])]
-			if ok {
-				out[0], out[1], out[2] = append(out[0], t[0]), append(out[1], t[1]), append(out[2], unquote(m[2]))
-			}
-		}
-	}
-	return out, nil
+	return columnsIn(exprs, tables), nil
 }
 
 // walkPlan gathers the tables of node and its children by alias, and the expressions that

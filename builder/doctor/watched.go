@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -161,35 +160,15 @@ func seatReads(ctx context.Context, conn *pgx.Conn) ([3][]string, error) {
 			}
 		}
 	}
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return out, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // read only
-	if _, err := tx.Exec(ctx, `SELECT set_config(s, 'off', true)
-		FROM unnest('{enable_indexscan,enable_indexonlyscan,enable_bitmapscan,enable_tidscan}'::text[]) AS s`); err != nil {
-		return out, err
-	}
-	var raw []byte
-	// The names are the contract's, not values: nothing here comes from outside.
-	if err := tx.QueryRow(ctx, "EXPLAIN (VERBOSE, FORMAT JSON) SELECT "+strings.Join(cols, ", ")+" FROM "+seats).Scan(&raw); err != nil {
-		return out, err
-	}
 	var plan any
-	if err := json.Unmarshal(raw, &plan); err != nil {
-		return out, fmt.Errorf("read the plan: %w", err)
+	// The names are the contract's, not values: nothing here comes from outside.
+	if err := explain(ctx, conn, "SELECT "+strings.Join(cols, ", ")+" FROM "+seats, &plan); err != nil {
+		return out, err
 	}
 	tables := map[string][2]string{} // alias: schema, table
 	var exprs []string
 	planStrings(plan, tables, &exprs)
-	for _, e := range exprs {
-		for _, m := range qualified.FindAllStringSubmatch(e, -1) {
-			if t, ok := tables[unquote(m[1])]; ok {
-				out[0], out[1], out[2] = append(out[0], t[0]), append(out[1], t[1]), append(out[2], unquote(m[2]))
-			}
-		}
-	}
-	return out, nil
+	return columnsIn(exprs, tables), nil
 }
 
 // planStrings gathers the tables of a plan's nodes by alias, and every string the plan
