@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,17 +125,15 @@ func startedUntil(t *testing.T, until string, args ...string) (addr string, stop
 			}
 		}
 	}()
-	var once bool
 	var runErr error
-	stop = func() (string, error) {
-		if !once {
-			once = true
-			cancel()
-			runErr = <-done
-			<-logged
-		}
+	// Once, however many callers: a test may stop the edge in a goroutine of its own while
+	// the cleanup stops it too, and each gets the log only once it is whole.
+	stop = sync.OnceValues(func() (string, error) {
+		cancel()
+		runErr = <-done
+		<-logged
 		return log.String(), runErr
-	}
+	})
 	t.Cleanup(func() { _, _ = stop() })
 	select {
 	case addr = <-addrs:
@@ -466,9 +465,11 @@ func startedPublishedOn(t *testing.T, more string) (addr, token string, stop fun
 // loaders stopped at the signal: a revoked token kept working for the whole delay, up to a
 // minute, and so did the snapshot it served, however stale (the diff's review).
 func TestRunKeepsItsPromisesWhileDraining(t *testing.T) {
-	addr, token, stop, dbURL := startedPublishedOn(t, "edge:\n  shutdown_delay: 6s\n  token_refresh: 200ms\n")
+	addr, token, stop, dbURL := startedPublishedOn(t, "edge:\n  shutdown_delay: 4s\n  token_refresh: 200ms\n")
 	base := "http://" + addr
-	go func() { _, _ = stop() }()
+	stopped := make(chan struct{})
+	go func() { _, _ = stop(); close(stopped) }()
+	defer func() { <-stopped }()
 	if status, _ := waitReadyz(t, base, 503, "shutting down"); status != 503 {
 		t.Fatalf("GET /readyz after the signal: %d, want 503", status)
 	}
