@@ -232,14 +232,14 @@ const MinPollInterval = 100 * time.Millisecond
 // reply instead of it. edge.search_timeout must leave room under it (MaxSearchTimeout).
 const EdgeWriteTimeout = 30 * time.Second
 
-// searchTimeoutMargin is what edge.search_timeout leaves of EdgeWriteTimeout to write the
+// SearchTimeoutMargin is what edge.search_timeout leaves of EdgeWriteTimeout to write the
 // 503 of a search that timed out (and, before the search, to read, authenticate and count
-// the request): a second, as the edge's statementMargin (cmd/edge), by which PostgreSQL's
-// own statement timeout outlasts the edge's.
-const searchTimeoutMargin = time.Second
+// the request): a second, also how much longer cmd/edge lets PostgreSQL's own statement
+// timeout run than the edge's.
+const SearchTimeoutMargin = time.Second
 
 // MaxSearchTimeout bounds edge.search_timeout, which must be less than it.
-const MaxSearchTimeout = EdgeWriteTimeout - searchTimeoutMargin
+const MaxSearchTimeout = EdgeWriteTimeout - SearchTimeoutMargin
 
 // Feeds configures the RPDE feeds (D35-D39).
 type Feeds struct {

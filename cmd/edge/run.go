@@ -48,7 +48,7 @@ const (
 	// statementMargin is how much longer than edge.search_timeout PostgreSQL lets a
 	// statement of the edge run: the edge's own deadline answers the client first, and the
 	// server's ends the statement should the edge's cancel request be lost.
-	statementMargin = time.Second
+	statementMargin = config.SearchTimeoutMargin
 )
 
 // run is the whole command: it parses args, serves until ctx is done, then shuts down.
