@@ -17,10 +17,12 @@
 -- * catalogue_feeds: which of the provider's tables feed which view, so that builder
 --   migrate puts the change triggers (notify.sql) and the search's version triggers
 --   (search_triggers.sql) on those tables. One row per table:
---     source     the table (schema-qualified if not on the search_path)
+--     source     the table (schema-qualified if not on the search_path); a table, not a
+--                view: name the tables a view reads, one row each
 --     kind       what its rows are: courses, classes, registrations, rooms or locations
 --                (a location is the part of catalogue_rooms that location_id names)
---     ids        the column whose values are the view's id (for registrations: its class_id)
+--     ids        the column whose values are the view's id (for registrations: its class_id),
+--                an integer column (for text ids, add a stored generated column casting them)
 --     course_ids for classes, the column whose values are the view's course_id
 --     key        the table's primary key, to pair old and new rows of an UPDATE
 --     watched    the columns an UPDATE must change to matter; NULL: any column

@@ -134,7 +134,8 @@ BEGIN
         IF r.typ IS NULL THEN
             RAISE EXCEPTION 'catalogue_feeds: % names %, which % does not have (mapping.sql)', r.source, r.col, r.source;
         END IF;
-        RAISE EXCEPTION 'catalogue_feeds: %.% (%) is %, not an integer (mapping.sql)', r.source, r.col, r.what, r.typ;
+        RAISE EXCEPTION 'catalogue_feeds: %.% (%) is %, not an integer (mapping.sql)', r.source, r.col, r.what, r.typ
+            USING HINT = 'A feed''s ids are the integer ids its view publishes: name a column of the table that holds them as an integer (a stored generated column casting yours will do).';
     END LOOP;
     FOR r IN SELECT f.*, f.source::regclass AS tbl FROM catalogue_feeds f LOOP
         args := format('%L, %L, %L, %L, %L', r.kind, r.ids, COALESCE(r.course_ids, ''), r.key,

@@ -9,6 +9,16 @@ DO $$
 DECLARE
     r record;
 BEGIN
+    -- A view has no row changes of its own to trigger on (PostgreSQL would refuse the trigger
+    -- with "is a view"): say which feed names it and what to name instead.
+    FOR r IN SELECT f.source, c.relkind FROM catalogue_feeds f
+             JOIN pg_class c ON c.oid = f.source::regclass
+             WHERE c.relkind NOT IN ('r', 'p') LOOP
+        RAISE EXCEPTION 'catalogue_feeds: % is a %, not a table (mapping.sql)', r.source,
+            CASE r.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
+                           WHEN 'f' THEN 'foreign table' ELSE 'relation of kind ' || r.relkind::text END
+            USING HINT = 'A feed''s source is one of your tables: name the tables the view reads, one row each.';
+    END LOOP;
     FOR r IN SELECT t.tgrelid::regclass AS tbl, t.tgname FROM pg_trigger t
              WHERE t.tgname IN ('catalogue_search_changed', 'classes_search_changed', 'courses_search_changed')
                AND NOT t.tgisinternal LOOP

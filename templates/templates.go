@@ -196,11 +196,23 @@ func Load(dir string) (*Set, error) {
 // mapping, the search's version triggers on the tables it names, and the change triggers
 // on them (notify) or their removal.
 func (s *Set) Migration(notify bool) string {
+	var b strings.Builder
+	for i, name := range MigrationFiles(notify) {
+		if i > 0 {
+			b.WriteString(";\n")
+		}
+		b.WriteString(s.SQL(name))
+	}
+	return b.String()
+}
+
+// MigrationFiles names the templates Migration is made of, in the order it applies them.
+func MigrationFiles(notify bool) []string {
 	triggers := NotifyDrop
 	if notify {
 		triggers = Notify
 	}
-	return s.SQL(Catalogue) + ";\n" + s.SQL(Mapping) + ";\n" + s.SQL(SearchTriggers) + ";\n" + s.SQL(triggers)
+	return []string{Catalogue, Mapping, SearchTriggers, triggers}
 }
 
 // MustDefault returns the embedded templates; they are part of the binary, so failure is a bug.

@@ -58,8 +58,10 @@ func Migrate(ctx context.Context, conn *pgx.Conn, tpl *templates.Set, notify boo
 		if err != nil {
 			return fmt.Errorf("read the grants on the catalogue_* views: %w", err)
 		}
-		if _, err := tx.Exec(ctx, tpl.Migration(notify)); err != nil {
-			return fmt.Errorf("apply %s, %s and the triggers: %w", templates.Catalogue, templates.Mapping, err)
+		for _, name := range templates.MigrationFiles(notify) {
+			if _, err := tx.Exec(ctx, tpl.SQL(name)); err != nil {
+				return sqlError(name, tpl.SQL(name), err)
+			}
 		}
 		for _, g := range grants {
 			if err := giveBack(ctx, tx, g); err != nil {
