@@ -22,7 +22,7 @@ var (
 	integer = kind{"an integer", []string{"smallint", "integer", "bigint"},
 		"cast it in the mapping (col::bigint); a numeric price in whole units: round(col)::integer"}
 	date = kind{"a date", []string{"date"},
-		"a timestamp is not a date: map it as (col AT TIME ZONE 'the provider''s zone')::date"}
+		"map it as a date in the mapping: col::date where PostgreSQL casts its type to date, to_date(col::text, 'YYYYMMDD') with the format its values are written in where not"}
 	// character (char(n)) too: its padded values are refused by checkPadding, not the type.
 	text = kind{"text", []string{"text", "character varying", "character"}, "cast it in the mapping (col::text)"}
 	flag = kind{"a boolean", []string{"boolean"},
@@ -123,6 +123,15 @@ func typeFix(k kind, typ string) string {
 	case typ == "uuid" && k.name == integer.name:
 		// PostgreSQL has no cast from uuid to an integer.
 		return "a uuid cannot be cast to an integer: map an integer key of the row instead (add a bigint identity column to the table if it has none)"
+	case typ == "timestamp without time zone" && k.name == date.name:
+		// Its values are local times, and their day is the one written. AT TIME ZONE would
+		// make each an instant, whose ::date is then taken in the session's zone (UTC):
+		// 2027-07-15 00:30 in London is 2027-07-14 there.
+		return "a timestamp is not a date: map it as col::date, the day of its local time " +
+			"(not (col AT TIME ZONE …)::date, which takes the day in the session's zone)"
+	case typ == "timestamp with time zone" && k.name == date.name:
+		// An instant: col::date takes its day in the session's zone, not the provider's.
+		return "a timestamptz is not a date: map it as (col AT TIME ZONE 'the provider''s zone')::date, its day in that zone"
 	case (typ == "text" || typ == "character varying" || typ == "character") && k.name == date.name:
 		// The timestamp's fix, AT TIME ZONE, is refused on text ("function timezone(unknown,
 		// text) does not exist"); a cast reads other than ISO dates by the session's DateStyle.

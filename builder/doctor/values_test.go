@@ -1,0 +1,62 @@
+package doctor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trainingco/catalogue/scripts/testkit"
+)
+
+// fixOf returns the part of a columns check's fix about column col ("col: …"), or "".
+func fixOf(c *Check, col string) string {
+	for _, f := range strings.Split(c.Fix, "; ") {
+		if strings.HasPrefix(f, col+": ") {
+			return f
+		}
+	}
+	return ""
+}
+
+// TestTimestampDateFix: a timestamp start_date's fix gives the day the provider wrote. A
+// timestamp without time zone is a local time: its day is col::date, while (col AT TIME ZONE
+// zone)::date turns it into an instant and takes that instant's day in the session's zone
+// (UTC here), so a class starting 2027-07-15 00:30 in London was published as starting
+// 2027-07-14. A timestamptz is an instant: its day is its day in the provider's zone.
+func TestTimestampDateFix(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE classes ADD COLUMN begins timestamp;
+		UPDATE classes SET begins = start_date + time '12:00'; UPDATE classes SET begins = '2027-07-15 00:30' WHERE id = 1`)
+	view := func(startDate string) string {
+		return `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS SELECT id, course_id, room_id, ` + startDate +
+			` AS start_date, end_date, schedule, cost, seat_limit, down_payment, is_public FROM classes`
+	}
+	for _, c := range []struct {
+		name, startDate, want, not string
+	}{
+		{"timestamp without time zone", "begins", "start_date: a timestamp is not a date: map it as col::date", "AT TIME ZONE '"},
+		{"timestamptz", "begins AT TIME ZONE 'Europe/London'",
+			"start_date: a timestamptz is not a date: map it as (col AT TIME ZONE 'the provider''s zone')::date", "map it as col::date"},
+	} {
+		testkit.Exec(t, o.PrimaryURL, view(c.startDate))
+		got := find(run(t, o), "columns of catalogue_classes")
+		if got == nil || got.OK || !strings.HasPrefix(fixOf(got, "start_date"), c.want) || strings.Contains(got.Fix, c.not) {
+			t.Errorf("a %s start_date: columns of catalogue_classes = %+v, want failed with a fix starting %q, without %q",
+				c.name, got, c.want, c.not)
+		}
+	}
+	// Mapped as the fix says, the view passes and gives the day the provider wrote.
+	testkit.Exec(t, o.PrimaryURL, view("begins::date"))
+	if c := find(run(t, o), "columns of catalogue_classes"); c == nil || !c.OK {
+		t.Errorf("mapped as col::date: %+v, want passed", c)
+	}
+	var got time.Time
+	conn := testkit.Connect(t, o.PrimaryURL)
+	if err := conn.QueryRow(context.Background(), `SELECT start_date FROM catalogue_classes WHERE id = 1`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if d := got.Format(time.DateOnly); d != "2027-07-15" {
+		t.Errorf("mapped as col::date, a class starting 2027-07-15 00:30 starts on %s", d)
+	}
+}
