@@ -19,8 +19,14 @@ type kind struct {
 }
 
 var (
-	integer = kind{"an integer", []string{"smallint", "integer", "bigint"},
-		"cast it in the mapping (col::bigint); a numeric price in whole units: round(col)::integer"}
+	integer = kind{"an integer", []string{"smallint", "integer", "bigint"}, "cast it in the mapping (col::bigint)"}
+	// Integers whose meaning decides their fix: a price in an unsaid unit (public-catalogue-api.md
+	// 2.2, "Unit of cost: not shown"), and an amount in cents (2.4), which a price in whole
+	// units is not.
+	price = kind{integer.name, integer.types,
+		"a numeric price in whole units: round(col)::integer (the contract does not say cost's unit), another type: col::integer"}
+	cents = kind{integer.name, integer.types,
+		"an amount in cents (public-catalogue-api.md 2.4): one in whole units is round(col * 100)::bigint, one in cents col::bigint"}
 	date = kind{"a date", []string{"date"},
 		"map it as a date in the mapping: col::date where PostgreSQL casts its type to date, to_date(col::text, 'YYYYMMDD') with the format its values are written in where not"}
 	// character (char(n)) too: its padded values are refused by checkPadding, not the type.
@@ -46,8 +52,8 @@ type relation struct {
 var contract = []relation{
 	{"catalogue_courses", []column{{"id", integer}, {"name", text}, {"type", text}, {"description", text}, {"is_public", flag}}},
 	{"catalogue_classes", []column{{"id", integer}, {"course_id", integer}, {"room_id", integer}, {"start_date", date},
-		{"end_date", date}, {"schedule", text}, {"cost", integer}, {"seat_limit", integer},
-		{"down_payment", integer}, {"is_public", flag}}},
+		{"end_date", date}, {"schedule", text}, {"cost", price}, {"seat_limit", integer},
+		{"down_payment", cents}, {"is_public", flag}}},
 	{"catalogue_rooms", []column{{"id", integer}, {"name", text}, {"location_id", integer}, {"location_name", text},
 		{"city", text}, {"state", text}, {"zip", text}, {"country", text}}},
 	{"catalogue_registrations", []column{{"id", integer}, {"class_id", integer}, {"student_id", integer}, {"test_date", date}}},

@@ -60,3 +60,47 @@ func TestTimestampDateFix(t *testing.T) {
 		t.Errorf("mapped as col::date, a class starting 2027-07-15 00:30 starts on %s", d)
 	}
 }
+
+// TestIntegerFixes: an integer column's fix follows what the column means. down_payment is
+// an amount in cents (public-catalogue-api.md 2.4), so a numeric amount in whole units is
+// round(col * 100): round(col) published 100.50 as 101 cents. cost's unit the contract does
+// not say, so a numeric price is rounded as it is. An id is no price: its fix is a cast.
+func TestIntegerFixes(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE classes ADD COLUMN fee numeric(10,2), ADD COLUMN deposit numeric(10,2);
+		UPDATE classes SET fee = 499.99, deposit = 100.50;
+		DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+		SELECT id::numeric AS id, course_id, room_id, start_date, end_date, schedule, fee AS cost, seat_limit, deposit AS down_payment,
+		is_public FROM classes`)
+	c := find(run(t, o), "columns of catalogue_classes")
+	if c == nil || c.OK {
+		t.Fatalf("columns of catalogue_classes = %+v, want failed on id, cost and down_payment", c)
+	}
+	for col, want := range map[string]string{
+		"id":           "id: cast it in the mapping (col::bigint)",
+		"cost":         "cost: a numeric price in whole units: round(col)::integer",
+		"down_payment": "down_payment: an amount in cents (public-catalogue-api.md 2.4): one in whole units is round(col * 100)::bigint",
+	} {
+		if got := fixOf(c, col); !strings.HasPrefix(got, want) {
+			t.Errorf("%s's fix is %q, want it to start %q", col, got, want)
+		}
+	}
+	if n := strings.Count(c.Fix, "price"); n != 1 {
+		t.Errorf("fix %q speaks of a price %d times, want once (cost's)", c.Fix, n)
+	}
+	// Mapped as the fix says, the view passes and gives 100.50 as 10050 cents.
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS
+		SELECT id::numeric::bigint AS id, course_id, room_id, start_date, end_date, schedule, round(fee)::integer AS cost, seat_limit,
+		round(deposit * 100)::bigint AS down_payment, is_public FROM classes`)
+	if c := find(run(t, o), "columns of catalogue_classes"); c == nil || !c.OK {
+		t.Errorf("mapped as the fixes say: %+v, want passed", c)
+	}
+	var cents int64
+	conn := testkit.Connect(t, o.PrimaryURL)
+	if err := conn.QueryRow(context.Background(), `SELECT down_payment FROM catalogue_classes WHERE id = 1`).Scan(&cents); err != nil {
+		t.Fatal(err)
+	}
+	if cents != 10050 {
+		t.Errorf("a down payment of 100.50 mapped as the fix says is %d cents, want 10050", cents)
+	}
+}
