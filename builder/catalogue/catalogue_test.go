@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,6 +147,30 @@ func TestRenderRejectsInconsistentData(t *testing.T) {
 	for _, tt := range tests {
 		if _, err := Render(&tt.data, today); err == nil {
 			t.Errorf("Render(%s): got no error, want one", tt.name)
+		}
+	}
+}
+
+// TestReadNamesTheRowItCannotRead: a provider's mapping that lets a public class through
+// without an end date fails the build (nothing is published), and the error names that
+// class, so that the provider can find it among thousands, and points at builder doctor.
+func TestReadNamesTheRowItCannotRead(t *testing.T) {
+	dbURL := testkit.NewMigratedDatabase(t)
+	testkit.Exec(t, dbURL, `ALTER TABLE classes ALTER end_date DROP NOT NULL;
+		INSERT INTO courses (id, name, type, is_public) VALUES (1, 'Welding', 'Online', true);
+		INSERT INTO classes (id, course_id, start_date, end_date, cost, is_public) VALUES
+			(7, 1, '2027-04-01', '2027-04-02', 100, true), (8, 1, '2027-04-03', NULL, 100, true)`)
+	ctx := context.Background()
+	conn := testkit.Connect(t, dbURL)
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	_, err = Read(ctx, tx, templates.MustDefault())
+	for _, want := range []string{"read classes.sql: the row whose id is 8: ", "end_date", "builder doctor"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Read: %v, want an error saying %q", err, want)
 		}
 	}
 }

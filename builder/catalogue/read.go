@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/trainingco/catalogue/builder/freshness"
 	"github.com/trainingco/catalogue/templates"
@@ -87,11 +89,37 @@ func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name strin
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[T])
+	out, err := pgx.CollectRows(rows, rowNamed[T])
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w (builder doctor checks the values a build reads)", name, err)
 	}
 	return out, nil
+}
+
+// rowNamed is pgx.RowToStructByName, whose error names the row it could not read by its id:
+// pgx's names only the column ("cannot scan NULL into *time.Time"), and a provider with
+// 100,000 classes needs to know which one has no end date. The id is kept before the scan,
+// as a failed scan closes the rows and their buffer is read over.
+func rowNamed[T any](row pgx.CollectableRow) (T, error) {
+	fields := row.FieldDescriptions()
+	key := -1
+	for _, name := range []string{"course_id", "id"} { // a score's key is its course_id
+		if i := slices.IndexFunc(fields, func(f pgconn.FieldDescription) bool { return f.Name == name }); i >= 0 {
+			key = i
+		}
+	}
+	var id []byte
+	if raw := row.RawValues(); key >= 0 && key < len(raw) {
+		id = append(id, raw[key]...)
+	}
+	v, err := pgx.RowToStructByName[T](row)
+	if err != nil && key >= 0 {
+		var n any
+		if pgtype.NewMap().Scan(fields[key].DataTypeOID, fields[key].Format, id, &n) == nil {
+			err = fmt.Errorf("the row whose %s is %v: %w", fields[key].Name, n, err)
+		}
+	}
+	return v, err
 }
 
 // ReadChanges reads what ch can affect, for today (ch lists its ids: a Changes that says
