@@ -209,14 +209,51 @@ SELECT rel, what, n, first FROM (
 ) AS p(ord, rel, what, n, first)
 WHERE n > 0 ORDER BY ord`
 
-// checkServedValues checks that every row a build reads can be rendered (servedValues).
+// checkServedValues checks that every row a build reads can be rendered (servedValues), and
+// that the edge can read every registration's student values (studentColumns).
 func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
-	return rowsCheck{name: "values the builder reads", query: servedValues,
+	c := rowsCheck{name: "values the builder reads", query: servedValues,
 		why: ": a build would fail on them or publish wrong seats",
 		fix: "in the mapping, give every public class finite dates and a cost (COALESCE, or leave such classes out of catalogue_classes) " +
 			"and keep one row per id (a join that repeats rows: join on a key that matches one row, or leave the extra table out)",
 		ok: "every public course and class can be rendered; ids are unique",
 	}.run(ctx, conn)
+	bad, fixes := unreadableStudentValues(ctx, conn)
+	if len(bad) == 0 {
+		return c
+	}
+	detail := strings.Join(bad, "; ") + ": a signed-in student's class read (student.sql, on the edge) that meets such a row fails (503)"
+	if c.OK {
+		c.OK, c.Detail, c.Fix = false, detail, strings.Join(fixes, "; ")
+		return c
+	}
+	c.Detail, c.Fix = detail+"; "+c.Detail, strings.Join(fixes, "; ")+"; "+c.Fix
+	return c
+}
+
+// studentColumns are the columns of catalogue_registrations that no build reads, only a
+// signed-in student's class read on the edge (student.sql), with how to map them: a value
+// that does not convert (a learner code cast to bigint) fails that read, not a build.
+var studentColumns = []struct{ name, fix string }{
+	{"student_id", "map student_id as the integer the JWT's student claim holds (D31), NULL where there is none: " +
+		"the student's integer key, or the digits of a code (NULLIF(regexp_replace(col, '\\D', '', 'g'), '')::bigint)"},
+	{"test_date", "map test_date so that every value converts or is NULL: to_date(col, format) only where the value is written " +
+		"in that format (CASE WHEN col ~ '^\\d\\d/\\d\\d/\\d{4}$' THEN to_date(col, 'DD/MM/YYYY') END)"},
+}
+
+// unreadableStudentValues reads every row's value of each of studentColumns, which an
+// aggregate over the column forces, and returns the columns it cannot read, each with its
+// error, and their fixes.
+func unreadableStudentValues(ctx context.Context, conn *pgx.Conn) (bad, fixes []string) {
+	for _, col := range studentColumns {
+		var n int64
+		q := fmt.Sprintf(`SELECT count(%s) FROM catalogue_registrations`, pgx.Identifier{col.name}.Sanitize())
+		if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+			bad = append(bad, "catalogue_registrations."+col.name+": "+err.Error())
+			fixes = append(fixes, col.fix)
+		}
+	}
+	return bad, fixes
 }
 
 // rowsCheck is a check whose query lists what fails it, one row (read by problem) a problem:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/trainingco/catalogue/scripts/testkit"
+	"github.com/trainingco/catalogue/templates"
 )
 
 // fixOf returns the part of a columns check's fix about column col ("col: …"), or "".
@@ -102,5 +103,44 @@ func TestIntegerFixes(t *testing.T) {
 	}
 	if cents != 10050 {
 		t.Errorf("a down payment of 100.50 mapped as the fix says is %d cents, want 10050", cents)
+	}
+}
+
+// TestStudentValues: catalogue_registrations' student_id and test_date are read by no build,
+// only by a signed-in student's class read on the edge (student.sql). A mapping whose values
+// do not convert (learner codes cast to bigint, dates in two formats) passed doctor and every
+// build, and that read then failed (503); doctor reads the values and names the column and
+// the error, and the view mapped as its fix says passes and answers the read.
+func TestStudentValues(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE registrations ADD COLUMN learner_code text, ADD COLUMN exam_on text;
+		UPDATE registrations SET learner_code = 'L' || lpad(student_id::text, 4, '0');
+		UPDATE registrations SET exam_on = '14/03/2027' WHERE id = 1; UPDATE registrations SET exam_on = '2027-06-02' WHERE id = 2;
+		DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
+		SELECT id, class_id, learner_code::bigint AS student_id, to_date(exam_on, 'DD/MM/YYYY') AS test_date FROM registrations`)
+	conn := testkit.Connect(t, o.PrimaryURL)
+	student := func() error {
+		var reg *int64
+		var prev *time.Time
+		return conn.QueryRow(context.Background(), templates.MustDefault().SQL(templates.Student), "1", 2, 1).Scan(&reg, &prev)
+	}
+	if err := student(); err == nil {
+		t.Fatal("student.sql reads learner codes cast to bigint, want it to fail as the edge's read does")
+	}
+	c := find(run(t, o), "values the builder reads")
+	for _, want := range []string{`catalogue_registrations.student_id: ERROR: invalid input syntax for type bigint: "L0`, // the first row read
+		`catalogue_registrations.test_date: ERROR: date/time field value out of range: "2027-06-02"`, "student.sql"} {
+		if c == nil || c.OK || !strings.Contains(c.Detail, want) {
+			t.Errorf("values the builder reads = %+v, want failed with %q in its detail", c, want)
+		}
+	}
+	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
+		SELECT id, class_id, NULLIF(regexp_replace(learner_code, '\D', '', 'g'), '')::bigint AS student_id,
+		CASE WHEN exam_on ~ '^\d\d/\d\d/\d{4}$' THEN to_date(exam_on, 'DD/MM/YYYY') END AS test_date FROM registrations`)
+	if c := find(run(t, o), "values the builder reads"); c == nil || !c.OK {
+		t.Errorf("mapped as the fix says: %+v, want passed", c)
+	}
+	if err := student(); err != nil {
+		t.Errorf("mapped as the fix says, student.sql fails: %v", err)
 	}
 }
