@@ -174,3 +174,27 @@ func TestRoomWithoutRow(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsizedPadding: a character column of no declared width (COALESCE over a char(6) and a
+// literal) has no character_maximum_length: doctor failed to read it ("cannot scan NULL into
+// *int") and said nothing of its values, which a build published padded ("R1    "). Its
+// padded values are found and the column named, and mapped as the fix says it passes.
+func TestUnsizedPadding(t *testing.T) {
+	o := healthy(t, false)
+	rooms := func(name string) string {
+		return `DROP VIEW catalogue_rooms; CREATE VIEW catalogue_rooms AS
+			SELECT ro.id, ` + name + ` AS name, ro.location_id, lo.name AS location_name, lo.city, lo.state, lo.zip, lo.country
+			FROM rooms ro JOIN locations lo ON lo.id = ro.location_id`
+	}
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE rooms ADD COLUMN code char(6); UPDATE rooms SET code = 'R1';
+		INSERT INTO rooms (id, location_id, name) VALUES (11, 1, 'Hall');`+rooms("COALESCE(ro.code, 'TBA')"))
+	c := find(run(t, o), "padded values")
+	want := "catalogue_rooms.name: 1 values padded with blanks"
+	if c == nil || c.OK || !strings.Contains(c.Detail, want) || !strings.Contains(c.Fix, "map each as col::text") {
+		t.Errorf("padded values = %+v, want failed with %q in its detail and a fix", c, want)
+	}
+	testkit.Exec(t, o.PrimaryURL, rooms("COALESCE(ro.code, 'TBA')::text"))
+	if c := find(run(t, o), "padded values"); c == nil || !c.OK {
+		t.Errorf("mapped as col::text: %+v, want passed", c)
+	}
+}
