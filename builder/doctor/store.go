@@ -12,8 +12,9 @@ import (
 	"github.com/trainingco/catalogue/builder/store"
 )
 
-// probePrefix is where the store check writes its probe object; the edge never reads there.
-const probePrefix = "doctor/"
+// probePrefix begins the name of the store check's probe object, which the edge never reads.
+// It is no folder: a folder store would keep the empty folder after the probe is deleted.
+const probePrefix = "doctor-probe-"
 
 // checkStore checks that the builder can write the store (a probe object written, read back
 // and deleted) and that the edge can read its pointer to the current snapshot.
