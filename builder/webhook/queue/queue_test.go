@@ -280,6 +280,35 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
+// TestBackoffJitter (D42: "exponential backoff and jitter"): the waits after the same
+// attempt vary, over the documented range (less up to a fifth of the wait, at random), so
+// that endpoints failing together are not retried together. With the jitter uniform, 1,000
+// draws all in one half of the range have a chance of 2^-999: the test does not flake.
+func TestBackoffJitter(t *testing.T) {
+	base, limit := 5*time.Second, time.Hour
+	for _, tc := range []struct {
+		attempt int
+		max     time.Duration
+	}{{1, 5 * time.Second}, {3, 20 * time.Second}, {11, time.Hour}} {
+		mid := tc.max * 9 / 10
+		var lower, upper int
+		for range 1000 {
+			switch d := queue.Backoff(base, limit, tc.attempt); {
+			case d < tc.max*4/5 || d > tc.max:
+				t.Fatalf("queue.Backoff(attempt %d) = %v, want within [%v, %v]", tc.attempt, d, tc.max*4/5, tc.max)
+			case d < mid:
+				lower++
+			default:
+				upper++
+			}
+		}
+		if lower == 0 || upper == 0 {
+			t.Errorf("queue.Backoff(attempt %d): %d of 1,000 waits below %v and %d from it, want both: no jitter over [%v, %v]",
+				tc.attempt, lower, mid, upper, tc.max*4/5, tc.max)
+		}
+	}
+}
+
 // TestRetriedForRetryFor: a message that keeps failing is retried for at least
 // webhooks.retry_for (D42: "for at least 24 hours") and given up at the first failure after
 // it, whatever the jitter, at the defaults: its last attempt comes 24 h or more after its
