@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -599,68 +597,6 @@ func validateStoreURL(s string) error {
 		return nil
 	}
 	return errors.New("must be file://PATH or s3://BUCKET/PREFIX")
-}
-
-// Redacted returns a copy safe to log: passwords in the database URLs (libpq's URL form with
-// a password in its user info or its query, and its key=value form) and any user info in
-// store.endpoint are replaced; a value that cannot be parsed is replaced whole. The JWT
-// secret is replaced too.
-func (c Config) Redacted() Config {
-	c.Database.URL = redactConnString(c.Database.URL)
-	c.Replica.URL = redactConnString(c.Replica.URL)
-	if c.Edge.JWT.HMACSecret != "" {
-		c.Edge.JWT.HMACSecret = hidden
-	}
-	if c.Edge.RedisPassword != "" {
-		c.Edge.RedisPassword = hidden
-	}
-	if u, err := url.Parse(c.Edge.RedisURL); err != nil {
-		c.Edge.RedisURL = hidden
-	} else if u.User != nil {
-		u.User = url.UserPassword(u.User.Username(), hidden)
-		c.Edge.RedisURL = u.String()
-	}
-	if u, err := url.Parse(c.Store.Endpoint); err != nil {
-		c.Store.Endpoint = hidden
-	} else if u.User != nil {
-		u.User = url.User(hidden)
-		c.Store.Endpoint = u.String()
-	}
-	return c
-}
-
-const hidden = "xxxxx"
-
-// secretParams are libpq's connection parameters that hold a secret.
-var secretParams = []string{"password", "sslpassword"}
-
-// keywordSecret matches a secret of libpq's key=value form: a single-quoted value (with
-// backslash escapes) or one without white space.
-var keywordSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)(\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)`)
-
-// redactConnString hides the secrets of a PostgreSQL connection string.
-func redactConnString(s string) string {
-	if !strings.Contains(s, "://") {
-		return keywordSecret.ReplaceAllString(s, "${1}${2}"+hidden)
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return hidden
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), hidden)
-	}
-	// Query parameters are rewritten one by one rather than through url.Values, which would
-	// reorder them.
-	parts := strings.Split(u.RawQuery, "&")
-	for i, p := range parts {
-		name, _, _ := strings.Cut(p, "=")
-		if n, err := url.QueryUnescape(name); err != nil || slices.ContainsFunc(secretParams, func(s string) bool { return strings.EqualFold(s, n) }) {
-			parts[i] = name + "=" + hidden
-		}
-	}
-	u.RawQuery = strings.Join(parts, "&")
-	return u.String()
 }
 
 // Today returns "today" (decision D1): the calendar date at now in the configured time zone,

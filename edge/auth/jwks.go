@@ -16,6 +16,8 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/trainingco/catalogue/config"
 )
 
 // JWKSOptions tunes the cache of the JWKS. The defaults suit a real identity provider;
@@ -157,7 +159,7 @@ func (k *jwks) allowed() bool {
 func (k *jwks) fetchLogged() error {
 	err := k.fetch()
 	if err != nil {
-		k.log.Warn("JWKS fetch failed; the last key set fetched stays in force", "url", k.url, "error", err)
+		k.log.Warn("JWKS fetch failed; the last key set fetched stays in force", "url", config.RedactURL(k.url), "error", config.RedactURLError(err))
 	}
 	return err
 }
