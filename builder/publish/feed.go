@@ -56,8 +56,9 @@ func (n *numbering) next() int64 {
 // same and gets a new one when it changes or appears; a document of cur that m does not
 // have becomes a tombstone with a number of its own. Only the routes of touched can differ
 // from cur when touched is not nil. Tombstones older than retention are dropped. Numbers are
-// given in route order, so a build's are deterministic.
-func number(cur, m *snapshot.Manifest, touched []string, start time.Time, retention time.Duration) (*snapshot.Feed, FeedChanges) {
+// given in route order, so a build's are deterministic, from wall, the wall clock (see
+// numbering).
+func number(cur, m *snapshot.Manifest, touched []string, start, wall time.Time, retention time.Duration) (*snapshot.Feed, FeedChanges) {
 	var prev map[string]snapshot.Entry
 	var prevFeed *snapshot.Feed
 	if cur != nil {
@@ -68,7 +69,7 @@ func number(cur, m *snapshot.Manifest, touched []string, start time.Time, retent
 	}
 	slices.Sort(touched)
 	touched = slices.Compact(touched)
-	nb := newNumbering(prevFeed, time.Now()) // the real clock, whatever Publisher.Now says
+	nb := newNumbering(prevFeed, wall)
 	ch := FeedChanges{}
 	if prevFeed != nil {
 		ch.After = prevFeed.Last
@@ -135,19 +136,47 @@ func (p *Publisher) waitClock(ctx context.Context, last int64) error {
 	if last > snapshot.MaxChangeNumber {
 		return fmt.Errorf("change number %d is past 2^53-1", last)
 	}
+	w := p.wallClock()
 	for {
-		ahead := last - time.Now().UnixMicro()
+		ahead := last - w.Now().UnixMicro()
 		if ahead <= 0 {
 			return nil
 		}
-		t := time.NewTimer(time.Duration(ahead) * time.Microsecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := w.Sleep(ctx, time.Duration(ahead)*time.Microsecond); err != nil {
+			return err
 		}
 	}
+}
+
+// wallClock is the clock change numbers are read from and waited on: real time, whatever
+// Publisher.Now says, since numbers must stay above those of every earlier store (D39).
+// Tests replace it (Publisher.wall), as real time can neither be held still while a build
+// gives out numbers nor be brought near 2^53-1 microseconds.
+type wallClock interface {
+	Now() time.Time
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (p *Publisher) wallClock() wallClock {
+	if p.wall != nil {
+		return p.wall
+	}
+	return realClock{}
 }
 
 func (p *Publisher) retention() time.Duration { return cmp.Or(p.Retention, DefaultRetention) }

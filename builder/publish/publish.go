@@ -86,6 +86,7 @@ type Publisher struct {
 	// (feeds.retention, D36); 0 means DefaultRetention.
 	Retention time.Duration
 
+	wall       wallClock // the clock of change numbers; nil means real time (see wallClock)
 	progressMu sync.Mutex
 }
 
@@ -236,7 +237,7 @@ func newManifest(start time.Time, meta Meta, docs map[string]snapshot.Entry) *sn
 // stores them, writes the manifest and the pointer, and collects old snapshots. touched,
 // when not nil, are the only routes that can differ from cur.
 func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapshot.Manifest, todo []object, touched []string) (Result, error) {
-	feed, changes := number(cur, m, touched, start, p.retention())
+	feed, changes := number(cur, m, touched, start, p.wallClock().Now(), p.retention())
 	m.Feed = feed
 	recordChanges(m.Build, cur, m, touched)
 	stored, bytes, err := p.upload(ctx, todo)
