@@ -385,14 +385,42 @@ func decode(v *viper.Viper) (Config, error) {
 			}
 		}
 		if err := v.UnmarshalKey(k.Name, field.Addr().Interface()); err != nil {
-			// The value decodes alone: mapstructure names it '' (no field), the key is named here.
-			errs = append(errs, fmt.Errorf("%s: %s", k.Name, strings.TrimPrefix(err.Error(), "'' ")))
+			errs = append(errs, badValue(v, k.Name, field.Type(), err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	return c, nil
+}
+
+// badValue says why key's value, which viper's decoder refused with err, is wrong: the key,
+// the environment variable when the value came from it (as emptyVariable does), the value,
+// and what a key of type t takes, without the decoder's words ("cannot parse value as
+// 'int': strconv.ParseInt: invalid syntax").
+func badValue(v *viper.Viper, key string, t reflect.Type, err error) error {
+	var want string
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		want = `a duration such as "5s" or "500ms"`
+	case t.Kind() == reflect.Bool:
+		want = "true or false"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		want = "a number such as 0.5"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		want = "a whole number"
+		if errors.Is(err, strconv.ErrRange) || strings.Contains(err.Error(), "out of range") {
+			want = "a whole number within ±9223372036854775807"
+		}
+	default:
+		// The value decodes alone: mapstructure names it '' (no field), the key is named here.
+		return fmt.Errorf("%s: %s", key, strings.TrimPrefix(err.Error(), "'' "))
+	}
+	raw := fmt.Sprint(v.Get(key))
+	if name := EnvName(key); os.Getenv(name) == raw && raw != "" {
+		return fmt.Errorf("%s: %s is %q, not %s", key, name, raw, want)
+	}
+	return fmt.Errorf("%s: %q is not %s", key, raw, want)
 }
 
 // wholeNumber refuses a number from the file that an integer key cannot hold whole: viper
