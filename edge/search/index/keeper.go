@@ -69,7 +69,7 @@ func (k *Keeper) Run(ctx context.Context) {
 			return
 		case err != nil:
 			if !failing {
-				k.Log.Warn("search index: load failed; searches run in the database alone until it loads", "err", err, "retry", k.Retry)
+				k.Log.Warn("search index: load failed; searches run in the database alone until it loads", "error", err, "retry", k.Retry)
 			}
 			failing, next = true, k.Retry
 		default:
