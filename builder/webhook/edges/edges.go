@@ -19,6 +19,9 @@ type Served struct {
 	// Prefix is snapshot.EdgeServedPrefix of the store the builder publishes to.
 	Prefix string
 	Poll   time.Duration // edge.poll_interval
+	// Now is the clock the poll bound is measured on; nil: time.Now. Tests set one so as
+	// not to wait out the bound.
+	Now func() time.Time
 }
 
 // Settle is what the poll bound allows an edge for its swap after it has seen the pointer:
@@ -38,10 +41,20 @@ func (e Served) Serves(ctx context.Context, snap string, published time.Time) (b
 			return true, nil
 		}
 		if err != nil {
-			return time.Since(published) >= e.Poll+Settle, err
+			return e.pollBound(published), err
 		}
 	}
-	return time.Since(published) >= e.Poll+Settle, nil
+	return e.pollBound(published), nil
+}
+
+// pollBound says whether every edge has seen a snapshot published at published and
+// swapped to it: edge.poll_interval and Settle have passed since.
+func (e Served) pollBound(published time.Time) bool {
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	return now().Sub(published) >= e.Poll+Settle
 }
 
 // reported reads the snapshot of every edge reporting in Redis.

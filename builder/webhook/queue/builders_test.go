@@ -132,13 +132,16 @@ func TestGivesUpThenDisables(t *testing.T) {
 }
 
 // TestWaitsForEveryEdge (D42): a delivery waits until every edge reporting in Redis serves
-// its snapshot or a later one; an edge whose report expired holds nothing back.
+// its snapshot or a later one; an edge whose report expired (one that went away) holds
+// nothing back: edge c, still reporting an older snapshot, holds the delivery until its
+// report expires.
 func TestWaitsForEveryEdge(t *testing.T) {
 	rdb, prefix := edgeReports(t)
 	ctx := context.Background()
-	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"a", prefix+"b") })
-	rdb.Set(ctx, prefix+"a", "20261126T100000.000Z-aaaaaaaa", time.Minute)
-	rdb.Set(ctx, prefix+"b", "20261126T100000.000Z-aaaaaaaa", time.Minute)
+	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"a", prefix+"b", prefix+"c") })
+	for _, edge := range []string{"a", "b", "c"} {
+		rdb.Set(ctx, prefix+edge, "20261126T100000.000Z-aaaaaaaa", time.Minute)
+	}
 
 	dbURL, pool := newDatabase(t)
 	rc := &receiver{t: t}
@@ -158,10 +161,15 @@ func TestWaitsForEveryEdge(t *testing.T) {
 	rdb.Set(ctx, prefix+"a", next, time.Minute)
 	time.Sleep(500 * time.Millisecond)
 	if n := len(rc.deliveries()); n != 0 {
-		t.Fatalf("delivered while one edge of two served the snapshot")
+		t.Fatalf("delivered while one edge of three served the snapshot")
 	}
 	rdb.Set(ctx, prefix+"b", "20261126T101000.000Z-cccccccc", time.Minute) // a later one serves too
-	testkit.WaitFor(t, 3*time.Second, "the delivery once both edges serve it", func() bool { return len(rc.deliveries()) == 1 })
+	time.Sleep(500 * time.Millisecond)
+	if n := len(rc.deliveries()); n != 0 {
+		t.Fatalf("delivered while edge c, still reporting, served an older snapshot")
+	}
+	rdb.PExpire(ctx, prefix+"c", 100*time.Millisecond) // c stops reporting: its report expires
+	testkit.WaitFor(t, 3*time.Second, "the delivery once c's report has expired", func() bool { return len(rc.deliveries()) == 1 })
 }
 
 // TestNeverSentBeforeEveryEdgeServes (D42): an edge still reporting an older snapshot past
