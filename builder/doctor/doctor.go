@@ -41,8 +41,8 @@ type Options struct {
 	Templates *templates.Set
 	// Listen is builder.listen: the change triggers must be installed.
 	Listen bool
-	// LargeTable is the number of rows from which a sequential scan in one of the queries
-	// is flagged; 0 means DefaultLargeTable.
+	// LargeTable is the number of rows from which a sequential scan, or an index read whole
+	// to filter it, in one of the queries is flagged; 0 means DefaultLargeTable.
 	LargeTable float64
 	// ReplicaLag bounds how far behind the primary the replica may be; 0: DefaultReplicaLag.
 	ReplicaLag time.Duration
