@@ -33,9 +33,10 @@ for unit in "$units"/*.service; do
 	for want in '^DynamicUser=yes$' '^ProtectSystem=strict$' '^Restart=' '^EnvironmentFile=/etc/catalogue/catalogue.env$' '^ExecStart=/usr/local/bin/'; do
 		grep -q "$want" "$unit" || { echo "systemd-verify: $name lacks a line matching $want" >&2; status=1; }
 	done
-	# The edge has no ProcSubset=pid, which would hide somaxconn and leave its port a backlog
-	# of 128.
+	# The builder's user is named, for commands run by hand as it (OPERATIONS.md); the edge has
+	# no ProcSubset=pid, which would hide somaxconn and leave its port a backlog of 128.
 	case $name in
+	catalogue-builder.service) grep -q '^User=catalogue-builder$' "$unit" || { echo "systemd-verify: $name lacks User=catalogue-builder" >&2; status=1; } ;;
 	catalogue-edge.service) ! grep -q '^ProcSubset=' "$unit" || { echo "systemd-verify: $name sets ProcSubset=, which hides /proc/sys/net/core/somaxconn" >&2; status=1; } ;;
 	esac
 	if ! out=$(systemd-analyze verify --man=no --root="$scratch" "$name" 2>&1) || [ -n "$out" ]; then
