@@ -128,10 +128,10 @@ func (l *Local) Put(ctx context.Context, key string, body []byte) error {
 	}
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, permissionHint(dir, err))
 	}
 	if err := writeAtomic(dir, name, body, !l.noSync); err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, permissionHint(dir, err))
 	}
 	return nil
 }
