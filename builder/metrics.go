@@ -29,6 +29,7 @@ type Metrics struct {
 	replicaTimeout prometheus.Counter
 	notifications  prometheus.Counter
 	connects       prometheus.Counter
+	listening      prometheus.Gauge
 	published      prometheus.Gauge
 	storeErrors    prometheus.Counter
 	storeAnswered  prometheus.Gauge
@@ -79,6 +80,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "catalogue_builder_listen_connects_total",
 			Help: "Times the builder (re)connected to the primary to listen for changes; each is followed by a full build.",
 		}),
+		listening: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "catalogue_builder_listening",
+			Help: "1 while this builder holds the listener lease and listens for changes on the primary, else 0 (another builder listens, or the connection is down).",
+		}),
 		published: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "catalogue_builder_last_published_timestamp_seconds",
 			Help: "Unix time of the builder's last publication.",
@@ -95,7 +100,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.reg = reg
 	if reg != nil {
 		reg.MustRegister(m.builds, m.duration, m.cpu, m.commitLag, m.replicaWait, m.replicaTimeout,
-			m.notifications, m.connects, m.published, m.storeErrors, m.storeAnswered)
+			m.notifications, m.connects, m.listening, m.published, m.storeErrors, m.storeAnswered)
 	}
 	return m
 }

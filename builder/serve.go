@@ -162,6 +162,7 @@ func (s *serveLoop) listen(ctx context.Context, q *freshness.Queue, connected ch
 		URL: s.cfg.Database.URL,
 		Connected: func(lsn freshness.LSN) {
 			s.metrics.connects.Inc()
+			s.metrics.listening.Set(1)
 			trigger := snapshot.TriggerListen
 			first.Do(func() { trigger = snapshot.TriggerStart; close(connected) })
 			leaseLogged, lastErr = false, ""
@@ -175,6 +176,9 @@ func (s *serveLoop) listen(ctx context.Context, q *freshness.Queue, connected ch
 			}
 		},
 		LogError: func(err error) {
+			// Every error is a connection that failed, was lost or did not get the lease:
+			// none listens until Connected says so again.
+			s.metrics.listening.Set(0)
 			switch {
 			case ctx.Err() != nil:
 			case errors.Is(err, freshness.ErrLeaseHeld):

@@ -111,6 +111,7 @@ func TestServeCommandPublishesChanges(t *testing.T) {
 		`catalogue_builder_commit_to_published_seconds_count 1\n`,
 		`catalogue_builder_notifications_total [1-9]`,
 		`catalogue_builder_listen_connects_total 1\n`,
+		`catalogue_builder_listening 1\n`,
 	} {
 		if !regexp.MustCompile(re).Match(body) {
 			t.Errorf("/metrics lacks %s", re)
