@@ -89,37 +89,44 @@ func query[T any](ctx context.Context, tx pgx.Tx, tpl *templates.Set, name strin
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)
 	}
-	out, err := pgx.CollectRows(rows, rowNamed[T])
+	out, err := pgx.CollectRows(rows, rowNamed[T](keyColumn(rows.FieldDescriptions())))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w (builder doctor checks the values a build reads)", name, err)
 	}
 	return out, nil
 }
 
-// rowNamed is pgx.RowToStructByName, whose error names the row it could not read by its id:
-// pgx's names only the column ("cannot scan NULL into *time.Time"), and a provider with
-// 100,000 classes needs to know which one has no end date. The id is kept before the scan,
-// as a failed scan closes the rows and their buffer is read over.
-func rowNamed[T any](row pgx.CollectableRow) (T, error) {
-	fields := row.FieldDescriptions()
-	key := -1
-	for _, name := range []string{"course_id", "id"} { // a score's key is its course_id
+// keyColumn is the position of the column that names a row, its id (a score's course_id),
+// among fields; -1 when there is none.
+func keyColumn(fields []pgconn.FieldDescription) int {
+	for _, name := range []string{"id", "course_id"} {
 		if i := slices.IndexFunc(fields, func(f pgconn.FieldDescription) bool { return f.Name == name }); i >= 0 {
-			key = i
+			return i
 		}
 	}
-	var id []byte
-	if raw := row.RawValues(); key >= 0 && key < len(raw) {
-		id = append(id, raw[key]...)
-	}
-	v, err := pgx.RowToStructByName[T](row)
-	if err != nil && key >= 0 {
-		var n any
-		if pgtype.NewMap().Scan(fields[key].DataTypeOID, fields[key].Format, id, &n) == nil {
-			err = fmt.Errorf("the row whose %s is %v: %w", fields[key].Name, n, err)
+	return -1
+}
+
+// rowNamed is pgx.RowToStructByName, whose error names the row it could not read by its key
+// column (keyColumn): pgx's names only the column ("cannot scan NULL into *time.Time"), and a
+// provider with 100,000 classes needs to know which one has no end date. The key is copied
+// before the scan, as a failed scan closes the rows and their buffer is read over.
+func rowNamed[T any](key int) pgx.RowToFunc[T] {
+	return func(row pgx.CollectableRow) (T, error) {
+		var id []byte
+		if raw := row.RawValues(); key >= 0 && key < len(raw) {
+			id = append(id, raw[key]...)
 		}
+		v, err := pgx.RowToStructByName[T](row)
+		if err != nil && key >= 0 {
+			f := row.FieldDescriptions()[key]
+			var n any
+			if pgtype.NewMap().Scan(f.DataTypeOID, f.Format, id, &n) == nil {
+				err = fmt.Errorf("the row whose %s is %v: %w", f.Name, n, err)
+			}
+		}
+		return v, err
 	}
-	return v, err
 }
 
 // ReadChanges reads what ch can affect, for today (ch lists its ids: a Changes that says
