@@ -116,7 +116,7 @@ func checkDatabase(ctx context.Context, conn *pgx.Conn, o Options) []Check {
 	}
 	cs = append(cs, checkTypeValues(ctx, conn))
 	if columnsOK {
-		cs = append(cs, checkServedValues(ctx, conn), checkPadding(ctx, conn), checkIDs(ctx, conn), checkVisibility(ctx, conn), checkFedTables(ctx, conn))
+		cs = append(cs, checkServedValues(ctx, conn), checkLocalDays(ctx, conn), checkPadding(ctx, conn), checkIDs(ctx, conn), checkVisibility(ctx, conn), checkFedTables(ctx, conn))
 		cs = append(cs, checkSearched(ctx, conn), checkWatched(ctx, conn))
 		cs = append(cs, checkPlans(ctx, conn, o.Templates, o.LargeTable)...)
 	} else {

@@ -218,12 +218,7 @@ WHERE n > 0 ORDER BY ord`
 // checkServedValues checks that every row a build reads can be rendered (servedValues), and
 // that the edge can read every registration's student values (studentColumns).
 func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
-	c := rowsCheck{name: "values the builder reads", query: servedValues,
-		why: ": a build would fail on them, or publish wrong seats or a class without its room and location",
-		fix: "in the mapping, give every public class finite dates and a cost (COALESCE, or leave such classes out of catalogue_classes), " +
-			"keep one row per id (a join that repeats rows: join on a key that matches one row, or leave the extra table out), " +
-			"and keep in catalogue_rooms every room a public class is in (a retired room is still where its classes meet), " +
-			"or map the room_id of a class whose room it leaves out as NULL (no room assigned)",
+	c := rowsCheck{name: "values the builder reads", query: servedValues, remedies: servedRemedies,
 		ok: "every public course and class can be rendered, with its room; ids are unique",
 	}.run(ctx, conn)
 	bad, fixes := unreadableStudentValues(ctx, conn)
@@ -245,8 +240,9 @@ func checkServedValues(ctx context.Context, conn *pgx.Conn) Check {
 var studentColumns = []struct{ name, fix string }{
 	{"student_id", "map student_id as the integer the JWT's student claim holds (D31), NULL where there is none: " +
 		"the student's integer key, or the digits of a code (NULLIF(regexp_replace(col, '\\D', '', 'g'), '')::bigint)"},
-	{"test_date", "map test_date so that every value converts or is NULL: to_date(col, format) only where the value is written " +
-		"in that format (CASE WHEN col ~ '^\\d\\d/\\d\\d/\\d{4}$' THEN to_date(col, 'DD/MM/YYYY') END)"},
+	{"test_date", "map test_date so that every value converts or is NULL: one WHEN for each format the column holds, " +
+		"to_date(col, format) only where the value is written in it (CASE WHEN col ~ '^\\d\\d/\\d\\d/\\d{4}$' THEN to_date(col, 'DD/MM/YYYY') " +
+		"WHEN col ~ '^\\d{4}-\\d\\d-\\d\\d$' THEN to_date(col, 'YYYY-MM-DD') END); a value in none is NULL, so look at those left"},
 }
 
 // unreadableStudentValues reads every row's value of each of studentColumns, which an
@@ -264,20 +260,64 @@ func unreadableStudentValues(ctx context.Context, conn *pgx.Conn) (bad, fixes []
 	return bad, fixes
 }
 
+// servedRemedies are what each problem of servedValues does and how to fix it: a check that
+// finds a few of them says only theirs.
+var servedRemedies = map[string]remedy{
+	"public courses without a name": {"a build fails on them",
+		"give every public course a name (COALESCE, or leave such courses out of catalogue_courses)"},
+	"public classes without a start_date or an end_date, or with an infinite one": {"a build fails on them",
+		"give every public class finite dates (COALESCE, or leave such classes out of catalogue_classes)"},
+	"public classes without a cost": {"a build fails on them",
+		"give every public class a cost (COALESCE, or leave such classes out of catalogue_classes)"},
+	"ids on more than one row": {"a build fails on them",
+		"keep one row per id (a join that repeats rows: join on a key that matches one row, or leave the extra table out)"},
+	"ids on more than one row (each counted as a seat taken)": {"the seats left are published too few",
+		"keep one row per registration (a join that repeats rows: join on a key that matches one row, or leave the extra table out)"},
+	"public classes whose room_id is no row of catalogue_rooms": {"they are published without their room and location",
+		"keep in catalogue_rooms every room a public class is in (a retired room is still where its classes meet), " +
+			"or map the room_id of a class whose room it leaves out as NULL (no room assigned)"},
+}
+
+// remedy is what a problem of a rowsCheck does (why) and how to fix it.
+type remedy struct{ why, fix string }
+
 // rowsCheck is a check whose query lists what fails it, one row (read by problem) a problem:
-// with none it passes, saying ok; with some it fails, naming them, why, and fix.
-type rowsCheck struct{ name, query, why, fix, ok string }
+// with none it passes, saying ok; with some it fails, naming them, why, and fix, or each
+// one's own, from remedies by the problem's text.
+type rowsCheck struct {
+	name, query, why, fix, ok string
+	remedies                  map[string]remedy
+}
 
 func (r rowsCheck) run(ctx context.Context, conn *pgx.Conn) Check {
 	c := Check{Name: r.name}
-	bad, err := lines(ctx, conn, problem, r.query)
+	rows, err := conn.Query(ctx, r.query)
+	if err != nil {
+		return unreadable(c, err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[problem])
 	switch {
 	case err != nil:
 		return unreadable(c, err)
-	case len(bad) > 0:
-		c.Detail, c.Fix = strings.Join(bad, "; ")+r.why, r.fix
-	default:
+	case len(found) == 0:
 		c.OK, c.Detail = true, r.ok
+		return c
+	}
+	var bad, fixes []string
+	for _, p := range found {
+		rm, ok := r.remedies[p.What]
+		if !ok {
+			bad = append(bad, p.String())
+			continue
+		}
+		bad = append(bad, p.String()+": "+rm.why)
+		if !slices.Contains(fixes, rm.fix) {
+			fixes = append(fixes, rm.fix)
+		}
+	}
+	c.Detail, c.Fix = strings.Join(bad, "; ")+r.why, r.fix
+	if len(fixes) > 0 {
+		c.Fix = "in the mapping, " + strings.Join(fixes, "; ")
 	}
 	return c
 }
@@ -290,16 +330,19 @@ func unreadable(c Check, err error) Check {
 	return c
 }
 
-// problem reads a row of servedValues or badIDs: a view, a problem, how many rows have it
-// and the smallest id among them, NULL when every one has a NULL id.
-func problem(r pgx.CollectableRow) (string, error) {
-	var rel, what string
-	var n int64
-	var first *int64
-	if err := r.Scan(&rel, &what, &n, &first); err != nil || first == nil {
-		return fmt.Sprintf("%s: %d %s", rel, n, what), err
+// problem is a row of servedValues, badIDs or hiddenByFilter: a view, a problem, how many
+// rows have it and the smallest id among them, nil when every one has a NULL id.
+type problem struct {
+	Rel, What string
+	N         int64
+	First     *int64
+}
+
+func (p problem) String() string {
+	if p.First == nil {
+		return fmt.Sprintf("%s: %d %s", p.Rel, p.N, p.What)
 	}
-	return fmt.Sprintf("%s: %d %s (id %d first)", rel, n, what, *first), nil
+	return fmt.Sprintf("%s: %d %s (id %d first)", p.Rel, p.N, p.What, *p.First)
 }
 
 // checkTokens checks that at least one API token can call the edge.

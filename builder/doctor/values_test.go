@@ -3,6 +3,7 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -135,11 +136,21 @@ func TestStudentValues(t *testing.T) {
 			t.Errorf("values the builder reads = %+v, want failed with %q in its detail", c, want)
 		}
 	}
+	// The fix converts each format the column holds: a date in the other one is not lost.
+	if c == nil || !strings.Contains(c.Fix, "one WHEN for each format the column holds") {
+		t.Errorf("values the builder reads = %+v, want a test_date fix converting each format", c)
+	}
 	testkit.Exec(t, o.PrimaryURL, `DROP VIEW catalogue_registrations; CREATE VIEW catalogue_registrations AS
 		SELECT id, class_id, NULLIF(regexp_replace(learner_code, '\D', '', 'g'), '')::bigint AS student_id,
-		CASE WHEN exam_on ~ '^\d\d/\d\d/\d{4}$' THEN to_date(exam_on, 'DD/MM/YYYY') END AS test_date FROM registrations`)
+		CASE WHEN exam_on ~ '^\d\d/\d\d/\d{4}$' THEN to_date(exam_on, 'DD/MM/YYYY')
+		     WHEN exam_on ~ '^\d{4}-\d\d-\d\d$' THEN to_date(exam_on, 'YYYY-MM-DD') END AS test_date FROM registrations`)
 	if c := find(run(t, o), "values the builder reads"); c == nil || !c.OK {
 		t.Errorf("mapped as the fix says: %+v, want passed", c)
+	}
+	var both int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM catalogue_registrations
+		WHERE (id, test_date) IN ((1, date '2027-03-14'), (2, date '2027-06-02'))`).Scan(&both); err != nil || both != 2 {
+		t.Errorf("test dates in both formats after the fix: %d of 2 (%v)", both, err)
 	}
 	if err := student(); err != nil {
 		t.Errorf("mapped as the fix says, student.sql fails: %v", err)
@@ -164,9 +175,15 @@ func TestRoomWithoutRow(t *testing.T) {
 	_ = r.WriteText(&out)
 	want := "catalogue_classes: 2 public classes whose room_id is no row of catalogue_rooms (id 4 first)"
 	c := find(r, "values the builder reads")
-	if c == nil || c.OK || !strings.Contains(c.Detail, want) || !strings.Contains(c.Fix, "room_id") {
-		t.Errorf("a rooms view leaving out a room of public classes: want values the builder reads failed with %q and a fix "+
-			"about room_id:\n%s", want, out.String())
+	if c == nil || c.OK || !strings.Contains(c.Detail, want+": they are published without their room and location") || !strings.Contains(c.Fix, "room_id") {
+		t.Errorf("a rooms view leaving out a room of public classes: want values the builder reads failed with %q, what it does, "+
+			"and a fix about room_id:\n%s", want, out.String())
+	}
+	// Its fix is this problem's alone: nothing about dates, costs or repeated ids.
+	for _, other := range []string{"dates", "cost", "one row per"} {
+		if c != nil && strings.Contains(c.Fix+c.Detail, other) {
+			t.Errorf("the check's fix or detail speaks of %q, a problem it did not find:\n%s", other, out.String())
+		}
 	}
 	for _, o := range r.Checks {
 		if !o.OK && o.Name != "values the builder reads" {
@@ -196,5 +213,81 @@ func TestUnsizedPadding(t *testing.T) {
 	testkit.Exec(t, o.PrimaryURL, rooms("COALESCE(ro.code, 'TBA')::text"))
 	if c := find(run(t, o), "padded values"); c == nil || !c.OK {
 		t.Errorf("mapped as col::text: %+v, want passed", c)
+	}
+}
+
+// TestEveryServedProblemHasARemedy: each problem servedValues can report says what it does
+// and how to fix it (servedRemedies), so that none is reported without a fix.
+func TestEveryServedProblemHasARemedy(t *testing.T) {
+	whats := regexp.MustCompile(`'catalogue_\w+', '([^']+)'`).FindAllStringSubmatch(servedValues, -1)
+	if len(whats) < 8 {
+		t.Fatalf("found %d problems in servedValues, want its 8", len(whats))
+	}
+	for _, w := range whats {
+		if r, ok := servedRemedies[w[1]]; !ok || r.why == "" || r.fix == "" {
+			t.Errorf("servedValues' problem %q has no remedy", w[1])
+		}
+	}
+}
+
+// TestShiftedLocalDay: a start_date mapped (begins AT TIME ZONE 'Europe/London')::date over a
+// timestamp without time zone (the fix doctor gave before 50e5179) is a date, so the columns
+// check passes it, but it is the session's day of that instant: a class at 2027-07-15 00:30
+// reads 2027-07-14 under UTC. The days check fails it, naming the column and begins::date;
+// begins::date, a timestamptz shifted, and a timestamp of UTC times shifted twice pass.
+func TestShiftedLocalDay(t *testing.T) {
+	o := healthy(t, false)
+	testkit.Exec(t, o.PrimaryURL, `ALTER TABLE classes ADD COLUMN begins timestamp, ADD COLUMN begins_at timestamptz;
+		UPDATE classes SET begins = start_date + time '12:00', begins_at = start_date + time '12:00';
+		UPDATE classes SET begins = '2027-07-15 00:30' WHERE id = 1`)
+	view := func(startDate string) string {
+		return `DROP VIEW catalogue_classes; CREATE VIEW catalogue_classes AS SELECT c.id, c.course_id, c.room_id, ` + startDate +
+			` AS start_date, c.end_date, c.schedule, c.cost, c.seat_limit, c.down_payment, c.is_public FROM classes c`
+	}
+	testkit.Exec(t, o.PrimaryURL, view("(c.begins AT TIME ZONE 'Europe/London')::date"))
+	var day string
+	conn := testkit.Connect(t, o.PrimaryURL)
+	if _, err := conn.Exec(context.Background(), `SET TIME ZONE 'UTC'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(context.Background(), `SELECT start_date::text FROM catalogue_classes WHERE id = 1`).Scan(&day); err != nil || day != "2027-07-14" {
+		t.Fatalf("the shifted day under UTC: %q (%v), want 2027-07-14 (the case this check is for)", day, err)
+	}
+	r := run(t, o)
+	var out bytes.Buffer
+	_ = r.WriteText(&out)
+	c := find(r, "days of catalogue_classes")
+	want := "start_date is (classes.begins AT TIME ZONE 'Europe/London')::date over a timestamp without time zone"
+	if c == nil || c.OK || !strings.Contains(c.Detail, want) || !strings.Contains(c.Fix, "map start_date as classes.begins::date") {
+		t.Errorf("a local time shifted: want days of catalogue_classes failed with %q and begins::date as its fix:\n%s", want, out.String())
+	}
+	if cols := find(r, "columns of catalogue_classes"); cols == nil || !cols.OK {
+		t.Errorf("columns of catalogue_classes: %+v, want passed (start_date is a date)", cols)
+	}
+	for _, ok := range []string{"c.begins::date", "(c.begins_at AT TIME ZONE 'Europe/London')::date",
+		"(c.begins AT TIME ZONE 'UTC' AT TIME ZONE 'Europe/London')::date"} {
+		testkit.Exec(t, o.PrimaryURL, view(ok))
+		if c := find(run(t, o), "days of catalogue_classes"); c == nil || !c.OK {
+			t.Errorf("start_date as %s: %+v, want passed", ok, c)
+		}
+	}
+}
+
+// TestShiftedDayForms: EXPLAIN writes a zone shift as AT TIME ZONE from PostgreSQL 15 on
+// and as timezone() before; both are read, a shift of a shift (UTC times) is neither.
+func TestShiftedDayForms(t *testing.T) {
+	for _, tt := range []struct {
+		expr, alias, col, zone string
+	}{
+		{`((c.begins AT TIME ZONE 'Europe/London'::text))::date`, "c", "begins", "Europe/London"},
+		{`(timezone('Europe/London'::text, c.begins))::date`, "c", "begins", "Europe/London"},
+		{`(("S"."Begins At" AT TIME ZONE 'America/St_Johns'::text))::date`, `"S"`, `"Begins At"`, "America/St_Johns"},
+		{`(((c.begins AT TIME ZONE 'UTC'::text) AT TIME ZONE 'Europe/London'::text))::date`, "", "", ""},
+		{`(c.begins)::date`, "", "", ""},
+	} {
+		m := submatches(shiftedDay, tt.expr)
+		if m["alias"] != tt.alias || m["col"] != tt.col || m["zone"] != tt.zone {
+			t.Errorf("%s: %v, want alias %q, column %q, zone %q", tt.expr, m, tt.alias, tt.col, tt.zone)
+		}
 	}
 }
