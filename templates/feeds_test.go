@@ -27,6 +27,10 @@ func TestFeedsRefusedAtMigrate(t *testing.T) {
 			"catalogue_feeds: rooms names uuid, which rooms does not have"},
 		{"ids that are not integers", `UPDATE catalogue_feeds SET ids = 'name' WHERE source = 'courses'`,
 			"catalogue_feeds: courses.name (ids) is text, not an integer"},
+		// Every one at once, not the first of them a run at a time.
+		{"two feeds wrong", `UPDATE catalogue_feeds SET ids = 'name' WHERE source = 'courses';
+			UPDATE catalogue_feeds SET course_ids = 'schedule' WHERE source = 'classes'`,
+			"catalogue_feeds: classes.schedule (course_ids) is text, not an integer; courses.name (ids) is text, not an integer (mapping.sql)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db := testkit.NewMigratedDatabase(t)

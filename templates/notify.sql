@@ -110,6 +110,8 @@ DECLARE
     r record;
     t text;
     args text;
+    refused text[] := '{}';
+    integers boolean := false;
 BEGIN
     FOR r IN SELECT t.tgrelid::regclass AS tbl, t.tgname FROM pg_trigger t
              WHERE t.tgname LIKE 'catalogue\_notify\_%' AND NOT t.tgisinternal LOOP
@@ -119,7 +121,7 @@ BEGIN
         EXECUTE format('DROP FUNCTION IF EXISTS %I()', 'catalogue_notify_' || t);
     END LOOP;
     -- A feed naming a column its table lacks, or ids that are not integers, would fail
-    -- every write to the table once its trigger fires: refuse it here, naming it.
+    -- every write to the table once its trigger fires: refuse it here, naming every one.
     FOR r IN SELECT f.source, c.col, c.what, a.atttypid::regtype AS typ
              FROM catalogue_feeds f
              CROSS JOIN LATERAL (
@@ -130,13 +132,19 @@ BEGIN
                                      AND a.attnum > 0 AND NOT a.attisdropped
              WHERE c.col IS NOT NULL
                AND (a.attname IS NULL
-                    OR (c.what IN ('ids', 'course_ids') AND a.atttypid NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype))) LOOP
+                    OR (c.what IN ('ids', 'course_ids') AND a.atttypid NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))
+             ORDER BY f.source, c.what, c.col LOOP
         IF r.typ IS NULL THEN
-            RAISE EXCEPTION 'catalogue_feeds: % names %, which % does not have (mapping.sql)', r.source, r.col, r.source;
+            refused := refused || format('%s names %s, which %s does not have', r.source, r.col, r.source);
+        ELSE
+            refused := refused || format('%s.%s (%s) is %s, not an integer', r.source, r.col, r.what, r.typ);
+            integers := true;
         END IF;
-        RAISE EXCEPTION 'catalogue_feeds: %.% (%) is %, not an integer (mapping.sql)', r.source, r.col, r.what, r.typ
-            USING HINT = 'A feed''s ids are the integer ids its view publishes: name a column of the table that holds them as an integer (a stored generated column casting yours will do).';
     END LOOP;
+    IF refused <> '{}' THEN
+        RAISE EXCEPTION 'catalogue_feeds: % (mapping.sql)', array_to_string(refused, '; ')
+            USING HINT = CASE WHEN integers THEN 'A feed''s ids and course_ids are the integer ids its views publish: name a column of the table that holds them as an integer (a stored generated column casting yours will do).' ELSE '' END;
+    END IF;
     FOR r IN SELECT f.*, f.source::regclass AS tbl FROM catalogue_feeds f LOOP
         args := format('%L, %L, %L, %L, %L', r.kind, r.ids, COALESCE(r.course_ids, ''), r.key,
             COALESCE('ROW(' || (SELECT string_agg('@.' || quote_ident(c), ', ') FROM unnest(r.watched) c) || ')', ''));

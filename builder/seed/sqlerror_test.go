@@ -33,7 +33,7 @@ func TestMigrateSaysWhereAndWhy(t *testing.T) {
 				"hint: A feed's source is one of your tables: name the tables the view reads"}},
 		{"ids that are not integers", "\nUPDATE catalogue_feeds SET ids = 'name' WHERE source = 'courses';\n",
 			[]string{"apply notify.sql: ", "catalogue_feeds: courses.name (ids) is text, not an integer (mapping.sql)",
-				"hint: A feed's ids are the integer ids its view publishes"}},
+				"hint: A feed's ids and course_ids are the integer ids its views publish"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
