@@ -176,8 +176,9 @@ func (s *serveLoop) listen(ctx context.Context, q *freshness.Queue, connected ch
 			}
 		},
 		LogError: func(err error) {
-			// Every error is a connection that failed, was lost or did not get the lease:
-			// none listens until Connected says so again.
+			// Every error is a connection that failed, was lost, did not get the lease or
+			// was closed after a handler's error (freshness.closeOn): none listens until
+			// Connected says so again.
 			s.metrics.listening.Set(0)
 			switch {
 			case ctx.Err() != nil:

@@ -136,7 +136,7 @@ type handler struct{ o ListenOptions }
 func (h handler) HandleBacklog(ctx context.Context, _ string, conn *pgx.Conn) error {
 	lsn, err := position(ctx, conn)
 	if err != nil {
-		return err
+		return closeOn(ctx, conn, err)
 	}
 	if h.o.Connected != nil {
 		h.o.Connected(lsn)
@@ -150,8 +150,7 @@ func (h handler) HandleNotification(ctx context.Context, n *pgconn.Notification,
 	at := time.Now()
 	lsn, err := position(ctx, conn)
 	if err != nil {
-		// The connection is failing: Listen reconnects and Connected rebuilds everything.
-		return err
+		return closeOn(ctx, conn, err)
 	}
 	if h.o.Notified != nil {
 		h.o.Notified(n.Payload, lsn, at)
@@ -161,6 +160,16 @@ func (h handler) HandleNotification(ctx context.Context, n *pgconn.Notification,
 
 // position returns the primary's WAL insert position as a standby reports it once it has
 // replayed everything before it.
+// closeOn closes conn after a handler's error err, and returns it. pgxlisten logs a
+// handler's error and goes on listening on the same connection: a position it could not
+// read (a statement timeout, a cancelled query on a connection that still works) would leave
+// the change unbuilt, or, in the backlog, everything missed while disconnected, and
+// Connected unsaid. Closed, the connection is opened again, and Connected rebuilds everything.
+func closeOn(ctx context.Context, conn *pgx.Conn, err error) error {
+	_ = conn.Close(ctx)
+	return err
+}
+
 func position(ctx context.Context, conn *pgx.Conn) (LSN, error) {
 	var s string
 	if err := conn.QueryRow(ctx, embedded().SQL(templates.WALInsertLSN)).Scan(&s); err != nil {
