@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"reflect"
@@ -59,38 +60,34 @@ func (c Config) Redacted() Config {
 const hidden = "xxxxx"
 
 // secretName matches a query parameter's name that looks like it holds a secret: libpq's
-// password and sslpassword, an API key, a token, a client secret, a signed URL's signature
-// and credential (S3's X-Amz-Signature, X-Amz-Credential, X-Amz-Security-Token; Azure's
-// sig). A path it hides too (libpq's sslkey, passfile) is no loss.
-var secretName = regexp.MustCompile(`(?i)pass|pwd|secret|token|key|signature|credential|auth|^sig$`)
+// password and sslpassword, an API key, a token or JWT, a client secret, a signed URL's
+// signature and credential (S3's X-Amz-Signature, X-Amz-Credential, X-Amz-Security-Token;
+// Azure's sig), an OAuth code. It matches within words (apikey, accesstoken), so it hides
+// some harmless ones too (keyset, libpq's sslkey path): in a log, a value hidden for nothing
+// costs less than a secret shown.
+var secretName = regexp.MustCompile(`(?i)pass|pwd|secret|token|key|signature|credential|auth|jwt|^sig$|^code$`)
 
 // RedactURL returns s safe to log, the one rule for every URL logged (database.url,
-// replica.url, edge.jwt.jwks_url; the edge's JWKS warning): the password of its user info
-// and the values of the query parameters secretName matches are replaced, the rest is kept
-// as written (s itself when nothing is secret); a value that does not parse is replaced
-// whole.
+// replica.url, edge.jwt.jwks_url; the edge's JWKS warning): the user info (of a PostgreSQL
+// URL, whose user name is the role, its password only), the fragment, and the values of the
+// query parameters secretName matches are replaced, the rest is kept as written (s itself
+// when nothing is secret); a value that does not parse is replaced whole.
 func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return hidden
 	}
 	changed := false
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), hidden)
+	if _, ok := u.User.Password(); ok || u.User != nil && !isPostgres(u.Scheme) {
+		u.User = redactedUser(u)
 		changed = true
 	}
-	// Query parameters are rewritten one by one rather than through url.Values, which would
-	// reorder them.
-	if u.RawQuery != "" {
-		parts := strings.Split(u.RawQuery, "&")
-		for i, p := range parts {
-			name, _, _ := strings.Cut(p, "=")
-			if n, err := url.QueryUnescape(name); err != nil || secretName.MatchString(n) {
-				parts[i] = name + "=" + hidden
-				changed = true
-			}
-		}
-		u.RawQuery = strings.Join(parts, "&")
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = hidden, ""
+		changed = true
+	}
+	if q, ok := redactQuery(u.RawQuery); ok {
+		u.RawQuery, changed = q, true
 	}
 	if !changed {
 		return s
@@ -98,15 +95,58 @@ func RedactURL(s string) string {
 	return u.String()
 }
 
+func isPostgres(scheme string) bool { return scheme == "postgres" || scheme == "postgresql" }
+
+// redactedUser is u's user info with its secrets hidden: a PostgreSQL URL keeps its user
+// name, the role; any other hides the whole, as a token is often given as the user name.
+func redactedUser(u *url.URL) *url.Userinfo {
+	if isPostgres(u.Scheme) {
+		return url.UserPassword(u.User.Username(), hidden)
+	}
+	return url.User(hidden)
+}
+
+// redactQuery hides the values of the parameters of raw, a URL's query, that secretName
+// matches, and says whether it hid any. The parameters are rewritten one by one rather than
+// through url.Values, which would reorder them, and split at ';' too, which some servers
+// read as '&'.
+func redactQuery(raw string) (string, bool) {
+	if raw == "" {
+		return raw, false
+	}
+	changed := false
+	var b strings.Builder
+	for raw != "" {
+		end := strings.IndexAny(raw, "&;")
+		if end < 0 {
+			end = len(raw)
+		}
+		p := raw[:end]
+		name, _, _ := strings.Cut(p, "=")
+		if n, err := url.QueryUnescape(name); err != nil || secretName.MatchString(n) {
+			p, changed = name+"="+hidden, true
+		}
+		b.WriteString(p)
+		if end < len(raw) {
+			b.WriteByte(raw[end])
+			end++
+		}
+		raw = raw[end:]
+	}
+	return b.String(), changed
+}
+
 // RedactURLError returns err's text with the URL of the request it reports redacted by
-// RedactURL: net/http's client reports a failed request as a *url.Error quoting its URL,
-// with only the password hidden (as ***).
+// RedactURL: net/http's client reports a failed request as a *url.Error quoting its URL
+// (%q, so escaped where it holds a quote or a backslash), with only the password hidden.
 func RedactURLError(err error) string {
 	var ue *url.Error
 	if !errors.As(err, &ue) || ue.URL == "" {
 		return err.Error()
 	}
-	return strings.ReplaceAll(err.Error(), ue.URL, RedactURL(ue.URL))
+	safe := RedactURL(ue.URL)
+	text := strings.ReplaceAll(err.Error(), fmt.Sprintf("%q", ue.URL), fmt.Sprintf("%q", safe))
+	return strings.ReplaceAll(text, ue.URL, safe)
 }
 
 // keywordSecret matches a secret of libpq's key=value form: a single-quoted value (with

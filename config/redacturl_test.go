@@ -2,8 +2,10 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -18,7 +20,15 @@ func TestRedactURL(t *testing.T) {
 		in   string
 		keep []string // parts that must still be shown
 	}{
-		{"https://user:hunter2@idp.example/jwks?kid=k1", []string{"user:xxxxx@idp.example/jwks", "kid=k1"}},
+		{"https://user:hunter2@idp.example/jwks?kid=k1", []string{"https://xxxxx@idp.example/jwks", "kid=k1"}},
+		// A token as the user name; a fragment; ';' as a separator; a JWT; an OAuth code
+		// (a review of 20da718).
+		{"https://hunter2@idp.example/jwks", []string{"https://xxxxx@idp.example/jwks"}},
+		{"https://idp.example/jwks#access_token=hunter2", []string{"https://idp.example/jwks#"}},
+		{"https://idp.example/jwks?a=1;token=hunter2", []string{"a=1;token=xxxxx"}},
+		{"https://idp.example/jwks?jwt=hunter2&code=hunter2&kid=k1", []string{"jwt=xxxxx&code=xxxxx&kid=k1"}},
+		// A PostgreSQL URL's user name is the role: it stays.
+		{"postgres://catalogue_builder:hunter2@db/catalogue", []string{"postgres://catalogue_builder:xxxxx@db/catalogue"}},
 		{"https://idp.example/jwks?api_key=hunter2&tenant=t1", []string{"idp.example/jwks", "tenant=t1", "api_key=xxxxx"}},
 		{"https://idp.example/jwks?access_token=hunter2", []string{"access_token=xxxxx"}},
 		{"https://idp.example/jwks?token=hunter2&x=1", []string{"x=1"}},
@@ -54,7 +64,7 @@ func TestLogValueRedactsTheJWKSURL(t *testing.T) {
 	c.Edge.JWT.JWKSURL = "https://user:hunter2@idp.example/jwks?token=hunter3&kid=k1"
 	var b strings.Builder
 	slog.New(slog.NewJSONHandler(&b, nil)).Info("configuration", "config", c)
-	if strings.Contains(b.String(), "hunter") || !strings.Contains(b.String(), `"edge.jwt.jwks_url":"https://user:xxxxx@idp.example/jwks?token=xxxxx&kid=k1"`) {
+	if strings.Contains(b.String(), "hunter") || !strings.Contains(b.String(), `"edge.jwt.jwks_url":"https://xxxxx@idp.example/jwks?token=xxxxx&kid=k1"`) {
 		t.Errorf("logged configuration shows edge.jwt.jwks_url's secrets, or not the rest of it:\n%s", b.String())
 	}
 }
@@ -74,6 +84,12 @@ func TestRedactURLError(t *testing.T) {
 	got := RedactURLError(wrapped)
 	if strings.Contains(got, "hunter") || !strings.Contains(got, "127.0.0.1:1/jwks?api_key=xxxxx&kid=k1") || !strings.Contains(got, "fetch JWKS") {
 		t.Errorf("RedactURLError(%v) = %q, want the URL's secrets hidden, the rest kept", wrapped, got)
+	}
+	// url.Error quotes its URL with %q: a quote or backslash in it is escaped there, and the
+	// URL as written is not found in the text (a review of 20da718).
+	quoted := &url.Error{Op: "Get", URL: `https://idp.example/jwks?token=hun"ter2`, Err: errors.New("boom")}
+	if got := RedactURLError(fmt.Errorf("fetch JWKS: %w", quoted)); strings.Contains(got, "ter2") || !strings.Contains(got, "token=xxxxx") {
+		t.Errorf("RedactURLError of a URL with a quote = %q, want its token hidden", got)
 	}
 	if got := RedactURLError(errors.New("status 500")); got != "status 500" {
 		t.Errorf("RedactURLError(status 500) = %q, want it unchanged", got)
