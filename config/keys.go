@@ -474,9 +474,9 @@ var keys = []Key{
 			"time-out, shared by the requests waiting for it and never cut short by " +
 			"a client that leaves; an address over its allowance of failed " +
 			"authentications triggers none. A response over 1 MiB or 100 keys is " +
-			"refused; when a fetch fails, the keys fetched last stay in force. A " +
-			"password in it, and query values such as `api_key` or `token`, are " +
-			"redacted when it is logged.",
+			"refused; when a fetch fails, the keys fetched last stay in force. Its " +
+			"user info and fragment, and query values such as `api_key` or `token`, " +
+			"are redacted when it is logged.",
 		Check: func(c Config, bad Bad) {
 			if c.Edge.JWT.JWKSURL != "" && !validJWKSURL(c.Edge.JWT.JWKSURL) {
 				bad("must be an https:// URL (http:// only to localhost)", quoted(RedactURL(c.Edge.JWT.JWKSURL)))
