@@ -128,14 +128,21 @@ func keptTombstones(prev *snapshot.Feed, back map[string]bool, since time.Time) 
 	return kept
 }
 
+// checkNumbers refuses a snapshot whose greatest change number, last, is past 2^53-1, which
+// a partner's JSON number cannot hold exactly (D35): before anything is stored, so that a
+// refused snapshot leaves no object behind.
+func checkNumbers(last int64) error {
+	if last > snapshot.MaxChangeNumber {
+		return fmt.Errorf("change number %d is past 2^53-1", last)
+	}
+	return nil
+}
+
 // waitClock waits until the wall clock in microseconds has reached last, the greatest change
 // number of the snapshot about to be published (see numbering). It waits only when a build
 // gave out more numbers than microseconds have passed since it started: 100,000 changes
 // wait at most a tenth of a second.
 func (p *Publisher) waitClock(ctx context.Context, last int64) error {
-	if last > snapshot.MaxChangeNumber {
-		return fmt.Errorf("change number %d is past 2^53-1", last)
-	}
 	w := p.wallClock()
 	for {
 		ahead := last - w.Now().UnixMicro()

@@ -19,6 +19,7 @@ func TestFeedNumberPastLimitRefused(t *testing.T) {
 	p := newPublisher(s, 10)
 	p.wall = &stillWall{t: time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)}
 	before := mustPublish(t, p, feedDocs())
+	objectsBefore := len(listKeys(t, s, snapshot.ObjectPrefix))
 
 	// Three changes (class 11 changed, 12 removed, 13 added) numbered from 2^53-3: the last
 	// is 2^53.
@@ -39,5 +40,10 @@ func TestFeedNumberPastLimitRefused(t *testing.T) {
 	}
 	if keys := listKeys(t, s, snapshot.ManifestPrefix); len(keys) != 1 {
 		t.Errorf("manifests after the refusal: %v, want the one before only", keys)
+	}
+	// Refused before anything is stored: class 11's and 13's new documents are not left
+	// behind for the collection to find.
+	if got, want := len(listKeys(t, s, snapshot.ObjectPrefix)), objectsBefore; got != want {
+		t.Errorf("objects after the refusal: %d, want the %d before it", got, want)
 	}
 }

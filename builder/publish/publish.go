@@ -240,6 +240,9 @@ func (p *Publisher) finish(ctx context.Context, start time.Time, cur, m *snapsho
 	feed, changes := number(cur, m, touched, start, p.wallClock().Now(), p.retention())
 	m.Feed = feed
 	recordChanges(m.Build, cur, m, touched)
+	if err := checkNumbers(feed.Last); err != nil {
+		return Result{}, fmt.Errorf("write manifest: %w", err)
+	}
 	stored, bytes, err := p.upload(ctx, todo)
 	if err != nil {
 		return Result{}, err
