@@ -18,9 +18,6 @@ var shiftedDay = regexp.MustCompile(`^\(` +
 	`|timezone\('(?P<zone>(?:[^']|'')*)'::text, (?P<alias>` + ident + `)\.(?P<col>` + ident + `)\))` +
 	`\)::date$`)
 
-// ident is an identifier as EXPLAIN writes it, quoted or not.
-const ident = `"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*`
-
 // checkLocalDays fails a class date mapped (col AT TIME ZONE 'zone')::date over a timestamp
 // without time zone. Such a column is a local time: AT TIME ZONE makes it the instant that
 // local time is in zone, and ::date takes that instant's day in the session's TimeZone,

@@ -28,8 +28,11 @@ var planConds = []string{"Filter", "Join Filter", "Hash Cond", "Merge Cond", "In
 var passThrough = []string{"Append", "Merge Append", "Subquery Scan", "Result", "Sort", "Incremental Sort", "Unique",
 	"Materialize", "Gather", "Gather Merge", "Limit"}
 
+// ident is an identifier as EXPLAIN writes it, quoted or not.
+const ident = `"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*`
+
 // qualified is a column as EXPLAIN VERBOSE writes it: alias.column, either quoted.
-var qualified = regexp.MustCompile(`("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)\.("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`)
+var qualified = regexp.MustCompile(`(` + ident + `)\.(` + ident + `)`)
 
 // unsearched keeps the table columns (schema $1, table $2, column $3) whose feed bumps no
 // search version when an UPDATE changes only them: not in the feed's searched list, or a
